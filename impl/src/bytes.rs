@@ -1,0 +1,277 @@
+//! The one bounded little-endian byte reader and writer (DESIGN §2). The reader knows the absolute
+//! offset of every field, so each error names where it happened; field paths are built only on
+//! error.
+
+use crate::error::{FormatError, FormatReason};
+
+/// Something that names a field: a static name, or a closure that formats an indexed path.
+/// The closure runs only when an error is reported.
+pub trait Field {
+    /// The field path.
+    fn path(self) -> String;
+}
+
+impl Field for &str {
+    fn path(self) -> String {
+        self.to_owned()
+    }
+}
+
+impl<F: FnOnce() -> String> Field for F {
+    fn path(self) -> String {
+        self()
+    }
+}
+
+/// A bounded little-endian reader over a byte slice.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader whose first byte sits at absolute offset `base` of the outer input.
+    pub fn new(data: &'a [u8], base: u64) -> Self {
+        Self { data, pos: 0, base }
+    }
+
+    /// Absolute offset of the next byte.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Position of the next byte within this reader's slice.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes that remain.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// A format error at the current offset.
+    pub fn error(&self, field: impl Field, reason: FormatReason) -> FormatError {
+        FormatError::new(self.offset(), field.path(), reason)
+    }
+
+    /// A format error at an absolute offset.
+    pub fn error_at(&self, offset: u64, field: impl Field, reason: FormatReason) -> FormatError {
+        FormatError::new(offset, field.path(), reason)
+    }
+
+    /// Takes the next `n` bytes.
+    pub fn bytes(&mut self, n: usize, field: impl Field) -> Result<&'a [u8], FormatError> {
+        if self.remaining() < n {
+            return Err(self.error(
+                field,
+                FormatReason::Truncated {
+                    needed: n as u64,
+                    available: self.remaining() as u64,
+                },
+            ));
+        }
+        let out = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let b = self.data.get(self.pos..self.pos + N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(b);
+        self.pos += N;
+        Some(out)
+    }
+
+    fn array<const N: usize>(&mut self, field: impl Field) -> Result<[u8; N], FormatError> {
+        match self.take::<N>() {
+            Some(a) => Ok(a),
+            None => Err(self.error(
+                field,
+                FormatReason::Truncated {
+                    needed: N as u64,
+                    available: self.remaining() as u64,
+                },
+            )),
+        }
+    }
+
+    /// Reads a u8.
+    pub fn u8(&mut self, field: impl Field) -> Result<u8, FormatError> {
+        Ok(self.array::<1>(field)?[0])
+    }
+
+    /// Reads a little-endian u16.
+    pub fn u16(&mut self, field: impl Field) -> Result<u16, FormatError> {
+        Ok(u16::from_le_bytes(self.array(field)?))
+    }
+
+    /// Reads a little-endian u32.
+    pub fn u32(&mut self, field: impl Field) -> Result<u32, FormatError> {
+        Ok(u32::from_le_bytes(self.array(field)?))
+    }
+
+    /// Reads a little-endian i32.
+    pub fn i32(&mut self, field: impl Field) -> Result<i32, FormatError> {
+        Ok(i32::from_le_bytes(self.array(field)?))
+    }
+
+    /// Reads a 32-byte digest or id.
+    pub fn hash32(&mut self, field: impl Field) -> Result<[u8; 32], FormatError> {
+        self.array(field)
+    }
+
+    /// Reads a little-endian binary64 that must be finite.
+    pub fn f64(&mut self, field: impl Field) -> Result<f64, FormatError> {
+        let at = self.offset();
+        match self.take::<8>() {
+            Some(a) if f64::from_le_bytes(a).is_finite() => Ok(f64::from_le_bytes(a)),
+            Some(_) => Err(self.error_at(at, field, FormatReason::NotFinite)),
+            None => self.array::<8>(field).map(f64::from_le_bytes),
+        }
+    }
+
+    /// Reads a u8 that must be zero.
+    pub fn reserved_u8(&mut self, field: impl Field) -> Result<(), FormatError> {
+        let at = self.offset();
+        match self.take::<1>() {
+            Some([0]) => Ok(()),
+            Some(_) => Err(self.error_at(at, field, FormatReason::NonZeroReserved)),
+            None => self.array::<1>(field).map(drop),
+        }
+    }
+
+    /// Reads a u16 that must be zero.
+    pub fn reserved_u16(&mut self, field: impl Field) -> Result<(), FormatError> {
+        let at = self.offset();
+        match self.take::<2>() {
+            Some([0, 0]) => Ok(()),
+            Some(_) => Err(self.error_at(at, field, FormatReason::NonZeroReserved)),
+            None => self.array::<2>(field).map(drop),
+        }
+    }
+
+    /// Reads a u32 that must be zero.
+    pub fn reserved_u32(&mut self, field: impl Field) -> Result<(), FormatError> {
+        let at = self.offset();
+        match self.take::<4>() {
+            Some([0, 0, 0, 0]) => Ok(()),
+            Some(_) => Err(self.error_at(at, field, FormatReason::NonZeroReserved)),
+            None => self.array::<4>(field).map(drop),
+        }
+    }
+
+    /// Reads a count and checks it against `max` and against the bytes that remain, given the
+    /// smallest encoded size of one element: the check that comes before any allocation.
+    pub fn count(
+        &mut self,
+        field: impl Field,
+        max: u32,
+        min_elem: usize,
+    ) -> Result<u32, FormatError> {
+        let at = self.offset();
+        let Some(a) = self.take::<4>() else {
+            return self.array::<4>(field).map(u32::from_le_bytes);
+        };
+        let n = u32::from_le_bytes(a);
+        let by_bytes = if min_elem == 0 {
+            u64::MAX
+        } else {
+            (self.remaining() / min_elem) as u64
+        };
+        let limit = u64::from(max).min(by_bytes);
+        if u64::from(n) > limit {
+            return Err(self.error_at(
+                at,
+                field,
+                FormatReason::CountTooLarge {
+                    count: n.into(),
+                    max: limit,
+                },
+            ));
+        }
+        Ok(n)
+    }
+
+    /// Fails unless every byte was consumed.
+    pub fn finish(&self, field: impl Field) -> Result<(), FormatError> {
+        if self.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(self.error(
+                field,
+                FormatReason::TrailingBytes {
+                    count: self.remaining() as u64,
+                },
+            ))
+        }
+    }
+}
+
+/// A little-endian writer into a growable buffer.
+#[derive(Debug, Default, Clone)]
+pub struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// An empty writer with room for `cap` bytes.
+    pub fn with_capacity(cap: usize) -> Self {
+        Self {
+            buf: Vec::with_capacity(cap),
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True before anything is written.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Appends raw bytes.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Appends a u8.
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    /// Appends a little-endian u16.
+    pub fn u16(&mut self, v: u16) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Appends a little-endian u32.
+    pub fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Appends a little-endian i32.
+    pub fn i32(&mut self, v: i32) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Appends a little-endian binary64.
+    pub fn f64(&mut self, v: f64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Overwrites a u32 written earlier (a length filled in afterwards).
+    pub fn patch_u32(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// The bytes written.
+    pub fn into_inner(self) -> Vec<u8> {
+        self.buf
+    }
+}

@@ -1,0 +1,236 @@
+//! Error types (DESIGN §9): `FormatError` for bytes that break a rule, `FingerprintError` for a
+//! settings digest that does not match, `MeshError` for mesh operations, `RestoreError` for either.
+
+use crate::ids::{PolyRef, TilePos, TileRef};
+use crate::params::SettingsDigest;
+
+/// Why bytes were rejected. Conformance compares only the error class and field path; the reason
+/// is for people and for tests of this implementation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormatReason {
+    /// Fewer bytes remain than the field needs.
+    Truncated {
+        /// Bytes the field needs.
+        needed: u64,
+        /// Bytes that remain.
+        available: u64,
+    },
+    /// The magic is not the one of this kind of file.
+    BadMagic,
+    /// The version is not the one this reader knows.
+    BadVersion {
+        /// Version found.
+        found: u16,
+    },
+    /// A field that must be zero is not.
+    NonZeroReserved,
+    /// A float is NaN or infinite.
+    NotFinite,
+    /// A value lies outside the range its rule allows.
+    OutOfRange,
+    /// A count exceeds its limit or the bytes that remain.
+    CountTooLarge {
+        /// The count read.
+        count: u64,
+        /// The largest count allowed here.
+        max: u64,
+    },
+    /// A list is not in strictly ascending order.
+    NotAscending,
+    /// A value duplicates an earlier one where values must be unique.
+    Duplicate,
+    /// Bytes remain after the end of the structure.
+    TrailingBytes {
+        /// How many bytes remain.
+        count: u64,
+    },
+    /// A polygon is not convex and counter-clockwise, or repeats a vertex.
+    NotConvex,
+    /// Adjacency is not symmetric.
+    AsymmetricAdjacency,
+    /// A portal edge does not lie on its cell side.
+    PortalOffSide,
+    /// A point lies outside the cell (or region) it must lie in.
+    OutsideCell,
+    /// A detail mesh does not cover its polygon.
+    DetailMismatch,
+    /// A snapshot edit repeats the as-built values (one state, one encoding).
+    EditEqualsAsBuilt,
+    /// The section id is not one this version knows.
+    UnknownSection {
+        /// The id read.
+        id: u16,
+    },
+    /// A required section is missing.
+    MissingSection {
+        /// The id expected.
+        id: u16,
+    },
+    /// The section body length does not match what its contents use.
+    SectionLength,
+    /// A content id names no tile of the library.
+    UnknownContentId,
+    /// Parameters other than the digest differ (origin, tile size, slot count).
+    ParamsMismatch,
+    /// Two tiles occupy the same (column, row, layer) position.
+    DuplicatePosition,
+}
+
+impl std::fmt::Display for FormatReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Truncated { needed, available } => {
+                write!(f, "truncated: needs {needed} bytes, {available} remain")
+            }
+            Self::BadMagic => f.write_str("wrong magic"),
+            Self::BadVersion { found } => write!(f, "unsupported version {found}"),
+            Self::NonZeroReserved => f.write_str("reserved field is not zero"),
+            Self::NotFinite => f.write_str("float is not finite"),
+            Self::OutOfRange => f.write_str("value out of range"),
+            Self::CountTooLarge { count, max } => write!(f, "count {count} exceeds {max}"),
+            Self::NotAscending => f.write_str("not strictly ascending"),
+            Self::Duplicate => f.write_str("duplicate value"),
+            Self::TrailingBytes { count } => write!(f, "{count} trailing bytes"),
+            Self::NotConvex => f.write_str("polygon is not convex counter-clockwise"),
+            Self::AsymmetricAdjacency => f.write_str("adjacency is not symmetric"),
+            Self::PortalOffSide => f.write_str("portal edge is not on its cell side"),
+            Self::OutsideCell => f.write_str("point outside its cell"),
+            Self::DetailMismatch => f.write_str("detail mesh does not cover its polygon"),
+            Self::EditEqualsAsBuilt => f.write_str("edit equals the as-built values"),
+            Self::UnknownSection { id } => write!(f, "unknown section id {id}"),
+            Self::MissingSection { id } => write!(f, "missing section {id}"),
+            Self::SectionLength => f.write_str("section body length does not match its contents"),
+            Self::UnknownContentId => f.write_str("content id not in the library"),
+            Self::ParamsMismatch => f.write_str("mesh parameters differ"),
+            Self::DuplicatePosition => f.write_str("duplicate tile position"),
+        }
+    }
+}
+
+/// Bytes that break a format rule (the seed's NavMeshFormatException).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("format error at byte {offset}, {field}: {reason}")]
+pub struct FormatError {
+    /// Absolute byte offset of the offending field in the outermost input.
+    pub offset: u64,
+    /// Field path in the spec's names, e.g. `slot[17].edit[2].area`.
+    pub field: String,
+    /// What is wrong.
+    pub reason: FormatReason,
+}
+
+impl FormatError {
+    /// A format error at `offset` in `field`.
+    pub fn new(offset: u64, field: impl Into<String>, reason: FormatReason) -> Self {
+        Self {
+            offset,
+            field: field.into(),
+            reason,
+        }
+    }
+
+    /// The same error nested inside a container that starts at `base` under `prefix`
+    /// (a tile inside a snapshot slot, for instance).
+    #[must_use]
+    pub fn nested(mut self, base: u64, prefix: &str) -> Self {
+        self.offset += base;
+        self.field = format!("{prefix}.{}", self.field);
+        self
+    }
+}
+
+/// A settings digest that does not match (the seed's NavMeshFingerprintException).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("fingerprint mismatch at {field}: expected {expected}, found {found}")]
+pub struct FingerprintError {
+    /// Byte offset of the digest in the input, when the digest came from bytes.
+    pub offset: Option<u64>,
+    /// Field path of the digest that differs, e.g. `slot[3].tile.settings_digest`.
+    pub field: String,
+    /// The digest required (the mesh's).
+    pub expected: SettingsDigest,
+    /// The digest found.
+    pub found: SettingsDigest,
+}
+
+/// Either failure of a restore or a read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestoreError {
+    /// Malformed bytes.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// Wrong build fingerprint.
+    #[error(transparent)]
+    Fingerprint(#[from] FingerprintError),
+}
+
+impl RestoreError {
+    /// The conformance error class: `format` or `fingerprint`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Self::Format(_) => "format",
+            Self::Fingerprint(_) => "fingerprint",
+        }
+    }
+
+    /// The spec field path of the error.
+    pub fn field(&self) -> &str {
+        match self {
+            Self::Format(e) => &e.field,
+            Self::Fingerprint(e) => &e.field,
+        }
+    }
+
+    /// The byte offset of the error, where it has one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Self::Format(e) => Some(e.offset),
+            Self::Fingerprint(e) => e.offset,
+        }
+    }
+}
+
+/// Failure of a mesh operation (`spec/navmesh-format.md` §5).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MeshError {
+    /// The tile's digest differs from the mesh's.
+    #[error(transparent)]
+    Fingerprint(#[from] FingerprintError),
+    /// The tile's origin or tile size differ bitwise from the mesh's.
+    #[error("tile parameters differ from the mesh's")]
+    ParamsMismatch,
+    /// Another tile already occupies the position.
+    #[error("position {pos:?} is taken by {existing:?}")]
+    PositionTaken {
+        /// The position asked for.
+        pos: TilePos,
+        /// The tile there.
+        existing: TileRef,
+    },
+    /// No tile occupies the position (replace).
+    #[error("no tile at position {pos:?}")]
+    NoTileAt {
+        /// The position asked for.
+        pos: TilePos,
+    },
+    /// Every slot holds a tile.
+    #[error("no free slot")]
+    NoFreeSlot,
+    /// The tile reference is not valid in this mesh.
+    #[error("invalid tile reference {0:?}")]
+    InvalidTileRef(TileRef),
+    /// The polygon reference is not valid in this mesh.
+    #[error("invalid polygon reference {0:?}")]
+    InvalidPolyRef(PolyRef),
+    /// An area above 63.
+    #[error("area {0} exceeds 63")]
+    AreaOutOfRange(u8),
+    /// A link index not below the tile's link count.
+    #[error("off-mesh link index {index} out of range (tile has {count})")]
+    LinkOutOfRange {
+        /// Index asked for.
+        index: u32,
+        /// Links in the tile.
+        count: u32,
+    },
+}

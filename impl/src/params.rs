@@ -1,0 +1,188 @@
+//! The 68-byte mesh parameter block (DESIGN §3, `spec/navmesh-format.md` §2) and the settings
+//! digest that fingerprints a build.
+
+use crate::bytes::{Reader, Writer};
+use crate::error::{FormatError, FormatReason};
+use crate::limits::MAX_SLOTS;
+
+/// SHA-256 of the canonical build settings: the build fingerprint.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct SettingsDigest(pub [u8; 32]);
+
+impl SettingsDigest {
+    /// The digest of arbitrary canonical settings bytes.
+    pub fn of_bytes(bytes: &[u8]) -> Self {
+        use sha2::Digest;
+        Self(sha2::Sha256::digest(bytes).into())
+    }
+
+    /// 64 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        hex(&self.0)
+    }
+}
+
+impl std::fmt::Debug for SettingsDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SettingsDigest({})", self.to_hex())
+    }
+}
+
+impl std::fmt::Display for SettingsDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+/// Lowercase hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(D[usize::from(b >> 4)] as char);
+        s.push(D[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+/// The cell geometry shared by a mesh and its tiles: origin and tile size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grid {
+    /// World origin (x, y, z) in world units.
+    pub origin: [f64; 3],
+    /// Edge length of a square cell on the x–z plane, > 0.
+    pub tile_size: f64,
+}
+
+impl Grid {
+    /// Bitwise equality (the rule for comparing parameters).
+    pub fn bits_eq(&self, other: &Grid) -> bool {
+        self.origin
+            .iter()
+            .zip(other.origin.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+            && self.tile_size.to_bits() == other.tile_size.to_bits()
+    }
+
+    /// Cell bounds on x–z as `[min_x, min_z, max_x, max_z]`: `ox + c·size` and `ox + (c + 1)·size`
+    /// with c converted to f64 first (`spec/navmesh-format.md` §1.4), so neighbouring cells
+    /// share their border values bit for bit.
+    pub fn cell_bounds(&self, column: i32, row: i32) -> [f64; 4] {
+        self.span(f64::from(column), f64::from(row), 1.0)
+    }
+
+    /// The 3 × 3 cells around (column, row): `ox + (c − 1)·size` to `ox + (c + 2)·size`, likewise
+    /// in z. An off-mesh link's end lies here (rule T15).
+    pub fn region_bounds(&self, column: i32, row: i32) -> [f64; 4] {
+        self.span(f64::from(column) - 1.0, f64::from(row) - 1.0, 3.0)
+    }
+
+    fn span(&self, c: f64, r: f64, n: f64) -> [f64; 4] {
+        let s = self.tile_size;
+        [
+            self.origin[0] + c * s,
+            self.origin[2] + r * s,
+            self.origin[0] + (c + n) * s,
+            self.origin[2] + (r + n) * s,
+        ]
+    }
+
+    pub(crate) fn read(r: &mut Reader<'_>, prefix: &str) -> Result<Self, FormatError> {
+        let ox = r.f64(|| format!("{prefix}.origin.x"))?;
+        let oy = r.f64(|| format!("{prefix}.origin.y"))?;
+        let oz = r.f64(|| format!("{prefix}.origin.z"))?;
+        let at = r.offset();
+        let tile_size = r.f64(|| format!("{prefix}.tile_size"))?;
+        if tile_size <= 0.0 {
+            return Err(r.error_at(
+                at,
+                || format!("{prefix}.tile_size"),
+                FormatReason::OutOfRange,
+            ));
+        }
+        Ok(Self {
+            origin: [ox, oy, oz],
+            tile_size,
+        })
+    }
+
+    pub(crate) fn write(&self, w: &mut Writer) {
+        for v in self.origin {
+            w.f64(v);
+        }
+        w.f64(self.tile_size);
+    }
+}
+
+/// The mesh parameters: the 68-byte block at offsets 8..75 of mesh files and snapshots.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeshParams {
+    /// Origin and tile size.
+    pub grid: Grid,
+    /// Number of slots S, 1 ..= 1 048 575.
+    pub slot_count: u32,
+    /// The build fingerprint.
+    pub digest: SettingsDigest,
+}
+
+impl MeshParams {
+    /// Encoded size in bytes.
+    pub const LEN: usize = 68;
+
+    /// Parameters after checking every rule of the block (P1–P4).
+    pub fn new(
+        origin: [f64; 3],
+        tile_size: f64,
+        slot_count: u32,
+        digest: SettingsDigest,
+    ) -> Result<Self, FormatError> {
+        let mut w = Writer::with_capacity(Self::LEN);
+        Self {
+            grid: Grid { origin, tile_size },
+            slot_count,
+            digest,
+        }
+        .write(&mut w);
+        let bytes = w.into_inner();
+        Self::read(&mut Reader::new(&bytes, 0))
+    }
+
+    /// Bitwise equality of the encoded blocks (the in-place restore rule).
+    pub fn bits_eq(&self, other: &MeshParams) -> bool {
+        self.grid.bits_eq(&other.grid)
+            && self.slot_count == other.slot_count
+            && self.digest == other.digest
+    }
+
+    /// Reads and validates the block.
+    pub fn read(r: &mut Reader<'_>) -> Result<Self, FormatError> {
+        let grid = Grid::read(r, "params")?;
+        let at = r.offset();
+        let slot_count = r.u32("params.slot_count")?;
+        if slot_count == 0 || slot_count > MAX_SLOTS {
+            return Err(r.error_at(at, "params.slot_count", FormatReason::OutOfRange));
+        }
+        let digest = SettingsDigest(r.hash32("params.settings_digest")?);
+        Ok(Self {
+            grid,
+            slot_count,
+            digest,
+        })
+    }
+
+    /// Writes the 68-byte block.
+    pub fn write(&self, w: &mut Writer) {
+        self.grid.write(w);
+        w.u32(self.slot_count);
+        w.bytes(&self.digest.0);
+    }
+
+    /// The 68 bytes.
+    pub fn to_bytes(&self) -> [u8; 68] {
+        let mut w = Writer::with_capacity(Self::LEN);
+        self.write(&mut w);
+        let mut out = [0u8; 68];
+        out.copy_from_slice(&w.into_inner());
+        out
+    }
+}

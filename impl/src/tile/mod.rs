@@ -1,0 +1,396 @@
+//! Tiles (`spec/navmesh-format.md` §3): the `ONTL` format, its rules, and `NavTile`, which
+//! follows the seed's "Ownership of tiles": immutable arrays shared, current areas, flags and link
+//! switches owned per copy.
+
+mod raw;
+mod read;
+#[cfg(test)]
+mod tile_tests;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+pub use raw::RawTile;
+
+use crate::geom::Vec3;
+use crate::ids::{PolyIndex, Side, TileContentId, TilePos};
+use crate::params::{Grid, SettingsDigest};
+
+/// Tile file magic, "ONTL".
+pub const TILE_MAGIC: [u8; 4] = *b"ONTL";
+/// The frozen format version.
+pub const FORMAT_VERSION: u16 = 2;
+
+/// What lies across one polygon edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Edge {
+    /// Nothing: the edge is a wall.
+    #[default]
+    Wall,
+    /// Another ground polygon of the same tile.
+    Internal(PolyIndex),
+    /// A portal to the neighbouring cell across the given side.
+    Portal(Side),
+}
+
+impl Edge {
+    /// The u32 code: 0 wall, 1 + index internal, 0x8000_0000 + side portal.
+    pub fn code(self) -> u32 {
+        match self {
+            Edge::Wall => 0,
+            Edge::Internal(p) => p.0 + 1,
+            Edge::Portal(s) => 0x8000_0000 | u32::from(s.code()),
+        }
+    }
+}
+
+/// A ground polygon: 3 to 6 vertex indices and an edge per vertex (edge k runs from vertex k to
+/// vertex k+1 mod n).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Polygon {
+    /// Number of vertices, 3 ..= 6.
+    pub vertex_count: u8,
+    /// Vertex indices; entries at and past `vertex_count` are 0.
+    pub vertices: [u32; 6],
+    /// Edge neighbours; entries at and past `vertex_count` are walls.
+    pub edges: [Edge; 6],
+}
+
+impl Polygon {
+    /// The used vertex indices.
+    pub fn verts(&self) -> &[u32] {
+        &self.vertices[..usize::from(self.vertex_count)]
+    }
+
+    /// The used edges.
+    pub fn edge_list(&self) -> &[Edge] {
+        &self.edges[..usize::from(self.vertex_count)]
+    }
+}
+
+/// Direction of an off-mesh link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkDirection {
+    /// Start to end only.
+    OneWay = 0,
+    /// Both ways.
+    Bidirectional = 1,
+}
+
+/// An off-mesh link record. Link i is polygon `ground_poly_count + i` of its tile.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OffMeshLink {
+    /// Start point; inside the tile's cell.
+    pub start: Vec3,
+    /// End point; inside the tile's cell or one of the eight around it.
+    pub end: Vec3,
+    /// Landing radius on x–z, > 0.
+    pub radius: f64,
+    /// One way or both.
+    pub direction: LinkDirection,
+    /// Free for the host.
+    pub user_id: u32,
+}
+
+/// The detail mesh of one ground polygon: ranges into the tile's detail arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DetailMesh {
+    /// First extra detail vertex.
+    pub vertex_base: u32,
+    /// Number of extra detail vertices.
+    pub vertex_count: u32,
+    /// First detail triangle.
+    pub triangle_base: u32,
+    /// Number of detail triangles, ≥ 1.
+    pub triangle_count: u32,
+}
+
+/// Agent sizes the tile was built for, in world units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentSizes {
+    /// Walkable height.
+    pub height: f64,
+    /// Agent radius.
+    pub radius: f64,
+    /// Walkable climb: the vertical tolerance of stitching and link landings.
+    pub climb: f64,
+}
+
+/// The immutable, validated contents of a tile, shared between copies.
+#[derive(Debug)]
+pub(crate) struct TileData {
+    pub grid: Grid,
+    pub digest: SettingsDigest,
+    pub pos: TilePos,
+    pub agent: AgentSizes,
+    pub vertices: Vec<Vec3>,
+    pub polys: Vec<Polygon>,
+    pub links: Vec<OffMeshLink>,
+    pub detail_meshes: Vec<DetailMesh>,
+    pub detail_vertices: Vec<Vec3>,
+    pub detail_tris: Vec<[u8; 3]>,
+    pub areas: Arc<Vec<u8>>,
+    pub flags: Arc<Vec<u16>>,
+    /// The as-built bytes.
+    pub bytes: Arc<[u8]>,
+    /// Offset of the area array within `bytes`.
+    pub areas_offset: usize,
+    pub content_id: TileContentId,
+}
+
+/// A tile: shared immutable contents plus this copy's current areas, flags and link switches.
+#[derive(Debug, Clone)]
+pub struct NavTile {
+    data: Arc<TileData>,
+    areas: Arc<Vec<u8>>,
+    flags: Arc<Vec<u16>>,
+    edited: BTreeSet<u32>,
+    disabled: BTreeSet<u32>,
+}
+
+impl PartialEq for NavTile {
+    /// Equal content ids and equal current state.
+    fn eq(&self, other: &Self) -> bool {
+        self.data.content_id == other.data.content_id
+            && self.areas == other.areas
+            && self.flags == other.flags
+            && self.disabled == other.disabled
+    }
+}
+
+impl NavTile {
+    /// Parses and validates tile bytes (every rule of `spec/navmesh-format.md` §3.5). The bytes
+    /// become the as-built values; errors carry offsets relative to the slice.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, crate::error::FormatError> {
+        Self::from_bytes_at(bytes, 0)
+    }
+
+    /// As [`NavTile::from_bytes`], with error offsets shifted by `base` (a tile inside a file).
+    pub fn from_bytes_at(bytes: &[u8], base: u64) -> Result<Self, crate::error::FormatError> {
+        read::parse(bytes, base).map(|d| Self::from_data(Arc::new(d)))
+    }
+
+    pub(crate) fn from_data(data: Arc<TileData>) -> Self {
+        Self {
+            areas: Arc::clone(&data.areas),
+            flags: Arc::clone(&data.flags),
+            data,
+            edited: BTreeSet::new(),
+            disabled: BTreeSet::new(),
+        }
+    }
+
+    pub(crate) fn data(&self) -> &Arc<TileData> {
+        &self.data
+    }
+
+    /// True when both copies share the same immutable contents (no comparison of bytes).
+    pub fn shares_contents(&self, other: &NavTile) -> bool {
+        Arc::ptr_eq(&self.data, &other.data)
+    }
+
+    /// SHA-256 of the as-built bytes; computed once at parse, O(1) here.
+    pub fn content_id(&self) -> TileContentId {
+        self.data.content_id
+    }
+
+    /// The tile's position.
+    pub fn pos(&self) -> TilePos {
+        self.data.pos
+    }
+
+    /// Origin and tile size the tile was built for.
+    pub fn grid(&self) -> Grid {
+        self.data.grid
+    }
+
+    /// The tile's settings digest.
+    pub fn digest(&self) -> SettingsDigest {
+        self.data.digest
+    }
+
+    /// Agent sizes.
+    pub fn agent(&self) -> AgentSizes {
+        self.data.agent
+    }
+
+    /// Cell bounds `[min_x, min_z, max_x, max_z]`.
+    pub fn cell_bounds(&self) -> [f64; 4] {
+        self.data
+            .grid
+            .cell_bounds(self.data.pos.column, self.data.pos.row)
+    }
+
+    /// The vertices.
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.data.vertices
+    }
+
+    /// The ground polygons (indices 0 .. ground_poly_count).
+    pub fn ground_polys(&self) -> &[Polygon] {
+        &self.data.polys
+    }
+
+    /// Number of ground polygons G.
+    pub fn ground_poly_count(&self) -> u32 {
+        self.data.polys.len() as u32
+    }
+
+    /// Number of polygons P = G + L.
+    pub fn poly_count(&self) -> u32 {
+        (self.data.polys.len() + self.data.links.len()) as u32
+    }
+
+    /// The off-mesh links; link i is polygon G + i.
+    pub fn off_mesh_links(&self) -> &[OffMeshLink] {
+        &self.data.links
+    }
+
+    /// Number of off-mesh links L.
+    pub fn link_count(&self) -> u32 {
+        self.data.links.len() as u32
+    }
+
+    /// The link index of a polygon, if it is an off-mesh link polygon.
+    pub fn link_of_poly(&self, poly: PolyIndex) -> Option<u32> {
+        poly.0
+            .checked_sub(self.ground_poly_count())
+            .filter(|&i| i < self.link_count())
+    }
+
+    /// The vertex positions of ground polygon `poly`.
+    pub fn poly_vertices(&self, poly: PolyIndex) -> Option<impl Iterator<Item = Vec3> + '_> {
+        let p = self.data.polys.get(poly.0 as usize)?;
+        Some(p.verts().iter().map(|&v| self.data.vertices[v as usize]))
+    }
+
+    /// The detail mesh records, one per ground polygon.
+    pub fn detail_meshes(&self) -> &[DetailMesh] {
+        &self.data.detail_meshes
+    }
+
+    /// The extra detail vertices.
+    pub fn detail_vertices(&self) -> &[Vec3] {
+        &self.data.detail_vertices
+    }
+
+    /// The detail triangles: indices below the polygon's vertex count name polygon vertices,
+    /// the others name extra detail vertices from the polygon's base.
+    pub fn detail_triangles(&self) -> &[[u8; 3]] {
+        &self.data.detail_tris
+    }
+
+    /// The three corners of detail triangle `t` (absolute index) of ground polygon `poly`.
+    pub fn detail_triangle(&self, poly: PolyIndex, t: u32) -> [Vec3; 3] {
+        let p = &self.data.polys[poly.0 as usize];
+        let d = &self.data.detail_meshes[poly.0 as usize];
+        let tri = self.data.detail_tris[t as usize];
+        let nv = u32::from(p.vertex_count);
+        tri.map(|i| {
+            let i = u32::from(i);
+            if i < nv {
+                self.data.vertices[p.vertices[i as usize] as usize]
+            } else {
+                self.data.detail_vertices[(d.vertex_base + i - nv) as usize]
+            }
+        })
+    }
+
+    /// Current area of a polygon.
+    pub fn area(&self, poly: PolyIndex) -> Option<u8> {
+        self.areas.get(poly.0 as usize).copied()
+    }
+
+    /// Current flags of a polygon.
+    pub fn flags(&self, poly: PolyIndex) -> Option<u16> {
+        self.flags.get(poly.0 as usize).copied()
+    }
+
+    /// As-built area of a polygon.
+    pub fn as_built_area(&self, poly: PolyIndex) -> Option<u8> {
+        self.data.areas.get(poly.0 as usize).copied()
+    }
+
+    /// As-built flags of a polygon.
+    pub fn as_built_flags(&self, poly: PolyIndex) -> Option<u16> {
+        self.data.flags.get(poly.0 as usize).copied()
+    }
+
+    /// Current areas of all polygons.
+    pub fn areas(&self) -> &[u8] {
+        &self.areas
+    }
+
+    /// Current flags of all polygons.
+    pub fn all_flags(&self) -> &[u16] {
+        &self.flags
+    }
+
+    /// Whether off-mesh link `link` is enabled (all links start enabled).
+    pub fn is_link_enabled(&self, link: u32) -> bool {
+        !self.disabled.contains(&link)
+    }
+
+    /// Polygons whose current area or flags differ from the as-built values, ascending.
+    pub fn edited_polys(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.edited.iter().copied()
+    }
+
+    /// Disabled link indices, ascending.
+    pub fn disabled_links(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.disabled.iter().copied()
+    }
+
+    /// Sets a polygon's area and flags, keeping the edited set exact. The caller has checked the
+    /// index and the area range.
+    pub(crate) fn set_area_flags(&mut self, poly: u32, area: u8, flags: u16) {
+        let i = poly as usize;
+        if self.areas[i] != area {
+            Arc::make_mut(&mut self.areas)[i] = area;
+        }
+        if self.flags[i] != flags {
+            Arc::make_mut(&mut self.flags)[i] = flags;
+        }
+        if area == self.data.areas[i] && flags == self.data.flags[i] {
+            self.edited.remove(&poly);
+        } else {
+            self.edited.insert(poly);
+        }
+    }
+
+    /// Turns a link on or off. The caller has checked the index.
+    pub(crate) fn set_link_enabled(&mut self, link: u32, enabled: bool) {
+        if enabled {
+            self.disabled.remove(&link);
+        } else {
+            self.disabled.insert(link);
+        }
+    }
+
+    /// Resets current values to the as-built ones.
+    pub(crate) fn reset_state(&mut self) {
+        self.areas = Arc::clone(&self.data.areas);
+        self.flags = Arc::clone(&self.data.flags);
+        self.edited.clear();
+        self.disabled.clear();
+    }
+
+    /// The as-built tile bytes (what the content id hashes).
+    pub fn as_built_bytes(&self) -> &[u8] {
+        &self.data.bytes
+    }
+
+    /// The tile serialized with its current areas and flags.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = self.data.bytes.to_vec();
+        if !self.edited.is_empty() {
+            let p = self.areas.len();
+            let at = self.data.areas_offset;
+            out[at..at + p].copy_from_slice(&self.areas);
+            for (i, f) in self.flags.iter().enumerate() {
+                out[at + p + 2 * i..at + p + 2 * i + 2].copy_from_slice(&f.to_le_bytes());
+            }
+        }
+        out
+    }
+}
