@@ -4,15 +4,23 @@
 
 pub mod bytes;
 pub mod error;
+pub mod generator;
 pub mod geom;
 pub mod ids;
 pub mod limits;
+pub mod mesh;
+#[cfg(test)]
+mod mesh_tests;
 pub mod params;
+pub mod stitch;
 pub mod tile;
 
 pub use error::{FingerprintError, FormatError, FormatReason, MeshError, RestoreError};
+pub use generator::WorldSpec;
 pub use ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TileContentId, TilePos, TileRef};
+pub use mesh::TiledNavMesh;
 pub use params::{Grid, MeshParams, SettingsDigest};
+pub use stitch::{Link, LinkEnd, LinkKind, TileLinks};
 pub use tile::{
     AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, OffMeshLink, Polygon, RawTile,
 };

@@ -367,14 +367,6 @@ impl NavTile {
         }
     }
 
-    /// Resets current values to the as-built ones.
-    pub(crate) fn reset_state(&mut self) {
-        self.areas = Arc::clone(&self.data.areas);
-        self.flags = Arc::clone(&self.data.flags);
-        self.edited.clear();
-        self.disabled.clear();
-    }
-
     /// The as-built tile bytes (what the content id hashes).
     pub fn as_built_bytes(&self) -> &[u8] {
         &self.data.bytes
@@ -392,5 +384,41 @@ impl NavTile {
             }
         }
         out
+    }
+}
+
+impl NavTile {
+    /// Height of ground polygon `poly` at x–z point `p` from its detail triangles
+    /// (`spec/navmesh-format.md` §6.4): the first triangle, in order, that contains p (inclusive
+    /// orient tests) gives the barycentric height `((wa·a.y + wb·b.y) + wc·c.y)` with
+    /// `wa = orient(b, c, p)/d`, `wb = orient(c, a, p)/d`, `wc = orient(a, b, p)/d`,
+    /// `d = orient(a, b, c)`; when none contains it (p on the rim, rounded outside), the closest
+    /// triangle edge on x–z gives `a.y + (b.y − a.y)·t`, the first edge winning ties.
+    pub fn poly_height(&self, poly: PolyIndex, p: &Vec3) -> f64 {
+        use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
+        let d = self.data.detail_meshes[poly.0 as usize];
+        let range = d.triangle_base..d.triangle_base + d.triangle_count;
+        for t in range.clone() {
+            let [a, b, c] = self.detail_triangle(poly, t);
+            let (oa, ob, oc) = (orient(&b, &c, p), orient(&c, &a, p), orient(&a, &b, p));
+            if oa >= 0.0 && ob >= 0.0 && oc >= 0.0 {
+                let den = orient(&a, &b, &c);
+                return (oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1];
+            }
+        }
+        let mut best = (f64::INFINITY, 0.0);
+        for t in range {
+            let tri = self.detail_triangle(poly, t);
+            for k in 0..3 {
+                let (a, b) = (&tri[k], &tri[(k + 1) % 3]);
+                let s = closest_t_on_segment_xz(p, a, b);
+                let q = lerp(a, b, s);
+                let dd = dist2_xz(p, &q);
+                if dd < best.0 {
+                    best = (dd, q[1]);
+                }
+            }
+        }
+        best.1
     }
 }

@@ -1,0 +1,469 @@
+//! `TiledNavMesh` (`spec/navmesh-format.md` §5): slots with generations, tiles, polygon
+//! references, area/flag edits, off-mesh link switches and incremental stitching.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::error::{FingerprintError, MeshError};
+use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
+use crate::limits::MAX_AREA;
+use crate::params::MeshParams;
+use crate::stitch::{neighbourhood, stitch_tile, CellIndex, Link, SlotView, TileLinks};
+use crate::tile::NavTile;
+
+/// One slot: its generation, and its tile with the tile's links when occupied.
+#[derive(Debug, Clone)]
+pub(crate) struct Slot {
+    pub generation: Generation,
+    pub occupied: Option<Box<Occupied>>,
+}
+
+/// A tile in a slot and its derived links.
+#[derive(Debug, Clone)]
+pub(crate) struct Occupied {
+    pub tile: NavTile,
+    pub links: Arc<TileLinks>,
+}
+
+/// Everything a mesh holds besides its parameters. Restore builds one on the side and swaps it in.
+#[derive(Debug, Clone)]
+pub(crate) struct MeshState {
+    pub slots: Vec<Slot>,
+    /// Free slot indices (derived: the slots with no tile).
+    pub free: BTreeSet<u32>,
+    /// Occupied cells (derived).
+    pub cells: CellIndex,
+}
+
+impl SlotView for MeshState {
+    fn occupant(&self, slot: SlotIndex) -> Option<(Generation, &NavTile)> {
+        let s = self.slots.get(slot.0 as usize)?;
+        s.occupied.as_ref().map(|o| (s.generation, &o.tile))
+    }
+
+    fn cell(&self, column: i32, row: i32) -> &[(u32, SlotIndex)] {
+        self.cells.get(&(column, row)).map_or(&[], Vec::as_slice)
+    }
+}
+
+impl MeshState {
+    /// `count` free slots of generation 1.
+    pub fn empty(count: u32) -> Self {
+        Self {
+            slots: vec![
+                Slot {
+                    generation: Generation::FIRST,
+                    occupied: None
+                };
+                count as usize
+            ],
+            free: (0..count).collect(),
+            cells: CellIndex::new(),
+        }
+    }
+
+    /// Builds the derived indices and stitches every occupied slot (in parallel, merged in slot
+    /// order). Slots whose tile in `reuse` is provably unchanged keep those links.
+    pub fn from_slots(
+        slots: Vec<(Generation, Option<NavTile>)>,
+        reuse: Option<&MeshState>,
+    ) -> Self {
+        let mut state = MeshState {
+            slots: Vec::with_capacity(slots.len()),
+            free: BTreeSet::new(),
+            cells: CellIndex::new(),
+        };
+        for (i, (generation, tile)) in slots.into_iter().enumerate() {
+            match tile {
+                Some(tile) => {
+                    let p = tile.pos();
+                    let cell = state.cells.entry((p.column, p.row)).or_default();
+                    let at = cell.partition_point(|&(l, _)| l < p.layer);
+                    cell.insert(at, (p.layer, SlotIndex(i as u32)));
+                    state.slots.push(Slot {
+                        generation,
+                        occupied: Some(Box::new(Occupied {
+                            tile,
+                            links: Arc::default(),
+                        })),
+                    });
+                }
+                None => {
+                    state.free.insert(i as u32);
+                    state.slots.push(Slot {
+                        generation,
+                        occupied: None,
+                    });
+                }
+            }
+        }
+        let dirty = match reuse {
+            Some(old) => state.dirty_against(old),
+            None => (0..state.slots.len() as u32)
+                .filter(|&i| state.slots[i as usize].occupied.is_some())
+                .collect(),
+        };
+        if let Some(old) = reuse {
+            for (i, s) in state.slots.iter_mut().enumerate() {
+                if let (Some(o), Some(prev)) = (
+                    s.occupied.as_mut(),
+                    old.slots.get(i).and_then(|p| p.occupied.as_ref()),
+                ) {
+                    o.links = Arc::clone(&prev.links);
+                }
+            }
+        }
+        state.restitch(&dirty);
+        state
+    }
+
+    /// Slots whose links may differ from `old`'s: every occupied slot in the 3 × 3 around a slot
+    /// whose generation or tile contents changed. Tile contents are compared by identity of the
+    /// shared immutable data, or by content id and position.
+    fn dirty_against(&self, old: &MeshState) -> Vec<u32> {
+        let mut changed_cells = BTreeSet::new();
+        for (i, s) in self.slots.iter().enumerate() {
+            let o = old.slots.get(i);
+            let same = o.is_some_and(|o| {
+                o.generation == s.generation
+                    && match (&o.occupied, &s.occupied) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => {
+                            a.tile.shares_contents(&b.tile)
+                                || a.tile.content_id() == b.tile.content_id()
+                        }
+                        _ => false,
+                    }
+            });
+            if !same {
+                for t in [o.and_then(|o| o.occupied.as_ref()), s.occupied.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    let p = t.tile.pos();
+                    changed_cells.insert((p.column, p.row));
+                }
+            }
+        }
+        let mut dirty = BTreeSet::new();
+        for (c, r) in changed_cells {
+            for (nc, nr) in neighbourhood(c, r) {
+                dirty.extend(self.cell(nc, nr).iter().map(|&(_, s)| s.0));
+            }
+        }
+        dirty.into_iter().collect()
+    }
+
+    /// Stitches the given occupied slots again (ordered parallel map; links are pure).
+    fn restitch(&mut self, slots: &[u32]) {
+        let links: Vec<TileLinks> = slots
+            .par_iter()
+            .map(|&s| stitch_tile(self, SlotIndex(s)))
+            .collect();
+        for (&s, l) in slots.iter().zip(links) {
+            if let Some(o) = self.slots[s as usize].occupied.as_mut() {
+                o.links = Arc::new(l);
+            }
+        }
+    }
+
+    /// Stitches again every occupied slot in the 3 × 3 around `pos`.
+    fn restitch_around(&mut self, pos: TilePos) {
+        let mut v: Vec<u32> = neighbourhood(pos.column, pos.row)
+            .flat_map(|(c, r)| self.cell(c, r).iter().map(|&(_, s)| s.0))
+            .collect();
+        v.sort_unstable();
+        self.restitch(&v);
+    }
+}
+
+/// A tiled navigation mesh.
+#[derive(Debug, Clone)]
+pub struct TiledNavMesh {
+    params: MeshParams,
+    pub(crate) state: MeshState,
+}
+
+impl TiledNavMesh {
+    /// A mesh with `params.slot_count` free slots, each of generation 1.
+    pub fn new(params: MeshParams) -> Self {
+        Self {
+            params,
+            state: MeshState::empty(params.slot_count),
+        }
+    }
+
+    pub(crate) fn from_state(params: MeshParams, state: MeshState) -> Self {
+        Self { params, state }
+    }
+
+    /// The mesh parameters.
+    pub fn params(&self) -> &MeshParams {
+        &self.params
+    }
+
+    /// The number of slots S.
+    pub fn slot_count(&self) -> u32 {
+        self.params.slot_count
+    }
+
+    /// Number of tiles in the mesh.
+    pub fn tile_count(&self) -> usize {
+        self.state.slots.len() - self.state.free.len()
+    }
+
+    /// Generation of a slot.
+    pub fn slot_generation(&self, slot: SlotIndex) -> Option<Generation> {
+        self.state.slots.get(slot.0 as usize).map(|s| s.generation)
+    }
+
+    fn check_tile(&self, tile: &NavTile) -> Result<(), MeshError> {
+        if tile.digest() != self.params.digest {
+            return Err(MeshError::Fingerprint(FingerprintError {
+                offset: None,
+                field: "tile.params.settings_digest".into(),
+                expected: self.params.digest,
+                found: tile.digest(),
+            }));
+        }
+        if !tile.grid().bits_eq(&self.params.grid) {
+            return Err(MeshError::ParamsMismatch);
+        }
+        Ok(())
+    }
+
+    /// Adds a tile in the lowest-indexed free slot and stitches it and its neighbours. The mesh
+    /// keeps its own copy: later edits never reach the caller's tile.
+    pub fn add_tile(&mut self, tile: NavTile) -> Result<TileRef, MeshError> {
+        self.check_tile(&tile)?;
+        let pos = tile.pos();
+        if let Some(existing) = self.tile_ref_at(pos) {
+            return Err(MeshError::PositionTaken { pos, existing });
+        }
+        let slot = *self.state.free.first().ok_or(MeshError::NoFreeSlot)?;
+        self.state.free.remove(&slot);
+        let cell = self.state.cells.entry((pos.column, pos.row)).or_default();
+        let at = cell.partition_point(|&(l, _)| l < pos.layer);
+        cell.insert(at, (pos.layer, SlotIndex(slot)));
+        let s = &mut self.state.slots[slot as usize];
+        s.occupied = Some(Box::new(Occupied {
+            tile,
+            links: Arc::default(),
+        }));
+        let r = TileRef::new(s.generation, SlotIndex(slot));
+        self.state.restitch_around(pos);
+        Ok(r)
+    }
+
+    /// Removes a tile; its slot's generation advances, so references into it become stale.
+    pub fn remove_tile(&mut self, r: TileRef) -> Result<NavTile, MeshError> {
+        self.occupied(r).ok_or(MeshError::InvalidTileRef(r))?;
+        let slot = r.slot().0;
+        let s = &mut self.state.slots[slot as usize];
+        let occ = s.occupied.take().expect("checked occupied");
+        s.generation = s.generation.next();
+        self.state.free.insert(slot);
+        let pos = occ.tile.pos();
+        if let Some(cell) = self.state.cells.get_mut(&(pos.column, pos.row)) {
+            cell.retain(|&(_, sl)| sl.0 != slot);
+            if cell.is_empty() {
+                self.state.cells.remove(&(pos.column, pos.row));
+            }
+        }
+        self.state.restitch_around(pos);
+        Ok(occ.tile)
+    }
+
+    /// Puts `tile` in place of the tile at its position, in the same slot, with the slot's
+    /// generation advanced; the position's edits and switches become the new tile's values.
+    pub fn replace_tile(&mut self, tile: NavTile) -> Result<TileRef, MeshError> {
+        self.check_tile(&tile)?;
+        let pos = tile.pos();
+        let old = self.tile_ref_at(pos).ok_or(MeshError::NoTileAt { pos })?;
+        let s = &mut self.state.slots[old.slot().0 as usize];
+        s.generation = s.generation.next();
+        s.occupied = Some(Box::new(Occupied {
+            tile,
+            links: Arc::default(),
+        }));
+        let r = TileRef::new(s.generation, old.slot());
+        self.state.restitch_around(pos);
+        Ok(r)
+    }
+
+    fn occupied(&self, r: TileRef) -> Option<&Occupied> {
+        let s = self.state.slots.get(r.slot().0 as usize)?;
+        (s.generation == r.generation()).then_some(())?;
+        s.occupied.as_deref()
+    }
+
+    fn occupied_mut(&mut self, r: TileRef) -> Option<&mut Occupied> {
+        let s = self.state.slots.get_mut(r.slot().0 as usize)?;
+        (s.generation == r.generation()).then_some(())?;
+        s.occupied.as_deref_mut()
+    }
+
+    /// The mesh's copy of the tile, if the reference is current.
+    pub fn tile(&self, r: TileRef) -> Option<&NavTile> {
+        self.occupied(r).map(|o| &o.tile)
+    }
+
+    /// The reference of the tile at a position.
+    pub fn tile_ref_at(&self, pos: TilePos) -> Option<TileRef> {
+        let cell = self.state.cells.get(&(pos.column, pos.row))?;
+        let &(_, slot) = cell.iter().find(|&&(l, _)| l == pos.layer)?;
+        Some(TileRef::new(
+            self.state.slots[slot.0 as usize].generation,
+            slot,
+        ))
+    }
+
+    /// The tile at a position.
+    pub fn tile_at(&self, pos: TilePos) -> Option<(TileRef, &NavTile)> {
+        let r = self.tile_ref_at(pos)?;
+        Some((r, self.tile(r)?))
+    }
+
+    /// Every tile in slot order.
+    pub fn tiles(&self) -> impl Iterator<Item = (TileRef, &NavTile)> + '_ {
+        self.state.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.occupied
+                .as_ref()
+                .map(|o| (TileRef::new(s.generation, SlotIndex(i as u32)), &o.tile))
+        })
+    }
+
+    /// The tiles in a cell, by ascending layer.
+    pub fn tiles_in_cell(
+        &self,
+        column: i32,
+        row: i32,
+    ) -> impl Iterator<Item = (TileRef, &NavTile)> + '_ {
+        self.state
+            .cell(column, row)
+            .iter()
+            .filter_map(move |&(_, s)| {
+                let slot = &self.state.slots[s.0 as usize];
+                slot.occupied
+                    .as_ref()
+                    .map(|o| (TileRef::new(slot.generation, s), &o.tile))
+            })
+    }
+
+    /// True iff the reference is valid now: slot < S, occupied, same generation, polygon index
+    /// below the tile's polygon count.
+    pub fn is_valid_poly_ref(&self, r: PolyRef) -> bool {
+        self.poly(r).is_some()
+    }
+
+    /// As [`TiledNavMesh::is_valid_poly_ref`] for any u64, forged or not.
+    pub fn is_valid_raw_ref(&self, raw: u64) -> bool {
+        PolyRef::from_raw(raw).is_some_and(|r| self.is_valid_poly_ref(r))
+    }
+
+    /// The tile of a valid polygon reference and the polygon index.
+    pub fn poly(&self, r: PolyRef) -> Option<(&NavTile, PolyIndex)> {
+        let o = self.occupied(r.tile())?;
+        (r.poly().0 < o.tile.poly_count()).then_some((&o.tile, r.poly()))
+    }
+
+    /// The links of a polygon, in canonical order.
+    pub fn links(&self, r: PolyRef) -> Option<&[Link]> {
+        let o = self.occupied(r.tile())?;
+        (r.poly().0 < o.tile.poly_count()).then(|| o.links.of(r.poly()))
+    }
+
+    /// The links of every polygon of a tile.
+    pub fn tile_links(&self, r: TileRef) -> Option<&TileLinks> {
+        self.occupied(r).map(|o| &*o.links)
+    }
+
+    /// Current area of a polygon.
+    pub fn poly_area(&self, r: PolyRef) -> Option<u8> {
+        let (t, p) = self.poly(r)?;
+        t.area(p)
+    }
+
+    /// Current flags of a polygon.
+    pub fn poly_flags(&self, r: PolyRef) -> Option<u16> {
+        let (t, p) = self.poly(r)?;
+        t.flags(p)
+    }
+
+    fn edit(&mut self, r: PolyRef, f: impl FnOnce(u8, u16) -> (u8, u16)) -> Result<(), MeshError> {
+        let o = self
+            .occupied_mut(r.tile())
+            .ok_or(MeshError::InvalidPolyRef(r))?;
+        let p = r.poly();
+        let (Some(a), Some(fl)) = (o.tile.area(p), o.tile.flags(p)) else {
+            return Err(MeshError::InvalidPolyRef(r));
+        };
+        let (na, nf) = f(a, fl);
+        o.tile.set_area_flags(p.0, na, nf);
+        Ok(())
+    }
+
+    /// Sets a polygon's area (0 ..= 63).
+    pub fn set_poly_area(&mut self, r: PolyRef, area: u8) -> Result<(), MeshError> {
+        if area > MAX_AREA {
+            return Err(MeshError::AreaOutOfRange(area));
+        }
+        self.edit(r, |_, f| (area, f))
+    }
+
+    /// Sets a polygon's flags.
+    pub fn set_poly_flags(&mut self, r: PolyRef, flags: u16) -> Result<(), MeshError> {
+        self.edit(r, |a, _| (a, flags))
+    }
+
+    /// Turns off-mesh link `link` of a tile on or off. Disabled links stay stitched; queries
+    /// treat them as impassable.
+    pub fn set_off_mesh_link_enabled(
+        &mut self,
+        r: TileRef,
+        link: u32,
+        enabled: bool,
+    ) -> Result<(), MeshError> {
+        let o = self.occupied_mut(r).ok_or(MeshError::InvalidTileRef(r))?;
+        let count = o.tile.link_count();
+        if link >= count {
+            return Err(MeshError::LinkOutOfRange { index: link, count });
+        }
+        o.tile.set_link_enabled(link, enabled);
+        Ok(())
+    }
+
+    /// Whether an off-mesh link is enabled.
+    pub fn is_off_mesh_link_enabled(&self, r: TileRef, link: u32) -> Result<bool, MeshError> {
+        let o = self.occupied(r).ok_or(MeshError::InvalidTileRef(r))?;
+        let count = o.tile.link_count();
+        if link >= count {
+            return Err(MeshError::LinkOutOfRange { index: link, count });
+        }
+        Ok(o.tile.is_link_enabled(link))
+    }
+
+    /// The links of every slot stitched from scratch, for comparing against the incremental ones.
+    pub fn stitch_from_scratch(&self) -> Vec<Option<TileLinks>> {
+        (0..self.state.slots.len() as u32)
+            .into_par_iter()
+            .map(|s| {
+                self.state.slots[s as usize]
+                    .occupied
+                    .as_ref()
+                    .map(|_| stitch_tile(&self.state, SlotIndex(s)))
+            })
+            .collect()
+    }
+
+    /// The current links of every slot (None for free slots).
+    pub fn all_links(&self) -> Vec<Option<TileLinks>> {
+        self.state
+            .slots
+            .iter()
+            .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
+            .collect()
+    }
+}
