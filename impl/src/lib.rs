@@ -7,11 +7,16 @@ pub mod error;
 pub mod generator;
 pub mod geom;
 pub mod ids;
+pub mod library;
 pub mod limits;
 pub mod mesh;
+pub mod meshfile;
 #[cfg(test)]
 mod mesh_tests;
 pub mod params;
+pub mod snapshot;
+#[cfg(test)]
+mod snapshot_tests;
 pub mod stitch;
 pub mod tile;
 
@@ -24,3 +29,6 @@ pub use stitch::{Link, LinkEnd, LinkKind, TileLinks};
 pub use tile::{
     AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, OffMeshLink, Polygon, RawTile,
 };
+pub use library::TileLibrary;
+pub use snapshot::{NavMeshSnapshot, SnapshotMode};
+pub use meshfile::{read_mesh, write_mesh};

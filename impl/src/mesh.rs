@@ -467,3 +467,19 @@ impl TiledNavMesh {
             .collect()
     }
 }
+
+impl TiledNavMesh {
+    /// Adds already-checked tiles (matching parameters, unique free positions, at most the free
+    /// slot count) into the lowest free slots, stitching once at the end.
+    pub(crate) fn add_tiles(&mut self, tiles: Vec<NavTile>) {
+        let mut slots: Vec<(Generation, Option<NavTile>)> =
+            std::mem::replace(&mut self.state, MeshState::empty(0)).slots.into_iter().map(|s| (s.generation, s.occupied.map(|o| o.tile))).collect();
+        let mut free = slots.iter_mut().filter(|s| s.1.is_none());
+        for t in tiles {
+            if let Some(s) = free.next() {
+                s.1 = Some(t);
+            }
+        }
+        self.state = MeshState::from_slots(slots, None);
+    }
+}

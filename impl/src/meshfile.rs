@@ -1,0 +1,78 @@
+//! The mesh file `ONMS` version 2 (`spec/navmesh-format.md` §8; seed: "Relation to WriteMesh"):
+//! content, not rollback. Tiles are stored in slot order with their current areas and flags and
+//! no link switches; reading one back makes the current values the as-built ones, and places the
+//! tiles in slots 0, 1, 2, … of a new mesh.
+
+use std::collections::HashSet;
+
+use crate::bytes::{Reader, Writer};
+use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
+use crate::limits::{FILE_HEADER_LEN, TILE_HEADER_LEN};
+use crate::mesh::TiledNavMesh;
+use crate::params::MeshParams;
+use crate::tile::{NavTile, FORMAT_VERSION};
+
+/// Mesh file magic, "ONMS".
+pub const MESH_MAGIC: [u8; 4] = *b"ONMS";
+
+/// Writes a mesh file.
+pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
+    let tiles: Vec<Vec<u8>> = mesh.tiles().map(|(_, t)| t.to_bytes()).collect();
+    let mut w = Writer::with_capacity(FILE_HEADER_LEN + 4 + tiles.iter().map(|t| t.len() + 4).sum::<usize>());
+    w.bytes(&MESH_MAGIC);
+    w.u16(FORMAT_VERSION);
+    w.u16(0);
+    mesh.params().write(&mut w);
+    w.u32(tiles.len() as u32);
+    for t in &tiles {
+        w.u32(t.len() as u32);
+        w.bytes(t);
+    }
+    w.into_inner()
+}
+
+/// Reads a mesh file into a new mesh. Checks, in byte order: header, parameters, tile count
+/// (≤ slot count and the bytes that remain), each tile completely, its digest and grid against
+/// the parameters, its position unique; then trailing bytes.
+pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
+    let mut r = Reader::new(bytes, 0);
+    if r.bytes(4, "magic")? != MESH_MAGIC {
+        return Err(FormatError::new(0, "magic", R::BadMagic).into());
+    }
+    let version = r.u16("version")?;
+    if version != FORMAT_VERSION {
+        return Err(FormatError::new(4, "version", R::BadVersion { found: version }).into());
+    }
+    r.reserved_u16("flags")?;
+    let params = MeshParams::read(&mut r)?;
+    let n = r.count("tile_count", params.slot_count, 4 + TILE_HEADER_LEN)?;
+    let mut tiles = Vec::with_capacity(n as usize);
+    let mut seen = HashSet::with_capacity(n as usize);
+    for i in 0..n {
+        let at = r.offset();
+        let len = r.u32(|| format!("tile[{i}].length"))?;
+        if len as usize > r.remaining() {
+            return Err(FormatError::new(at, format!("tile[{i}].length"), R::Truncated { needed: len.into(), available: r.remaining() as u64 }).into());
+        }
+        let tat = r.offset();
+        let tb = r.bytes(len as usize, "")?;
+        let tile = NavTile::from_bytes_at(tb, tat).map_err(|mut e| {
+            e.field = format!("tile[{i}].{}", e.field);
+            e
+        })?;
+        if tile.digest() != params.digest {
+            return Err(FingerprintError { offset: Some(tat + 40), field: format!("tile[{i}].params.settings_digest"), expected: params.digest, found: tile.digest() }.into());
+        }
+        if !tile.grid().bits_eq(&params.grid) {
+            return Err(FormatError::new(tat + 8, format!("tile[{i}].params"), R::ParamsMismatch).into());
+        }
+        if !seen.insert(tile.pos()) {
+            return Err(FormatError::new(tat + 72, format!("tile[{i}].position"), R::DuplicatePosition).into());
+        }
+        tiles.push(tile);
+    }
+    r.finish("end")?;
+    let mut mesh = TiledNavMesh::new(params);
+    mesh.add_tiles(tiles);
+    Ok(mesh)
+}

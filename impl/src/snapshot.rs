@@ -1,0 +1,456 @@
+//! Mesh snapshots, `ONPS` version 2 (`spec/snapshot.md`, seed `snapshot-format.txt`): a canonical
+//! writer in Full and Referenced modes, and a restore that validates everything, builds the new
+//! state on the side, stitches it once, and only then swaps it in.
+//!
+//! Validation runs in four stages; the first stage with an error reports it, and within a stage
+//! the lowest byte offset (equivalently the lowest slot) wins, whatever the thread count:
+//! A. framing, in byte order (header, parameters, sections, slot records, counts against the
+//!    bytes that remain, areas, strictly ascending lists);
+//! B. tiles, by slot: inline tiles completely, referenced tiles found in the library, digests
+//!    and grids against the parameters;
+//! C. edits and switches against their tile, by slot;
+//! D. unique positions, by slot.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::bytes::Reader;
+use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
+use crate::ids::{Generation, PolyIndex, TileContentId, TilePos};
+use crate::library::TileLibrary;
+use crate::limits::{EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, SECTION_HEADER_LEN};
+use crate::mesh::{MeshState, TiledNavMesh};
+use crate::params::MeshParams;
+use crate::tile::{NavTile, FORMAT_VERSION};
+
+/// Snapshot magic, "ONPS".
+pub const SNAPSHOT_MAGIC: [u8; 4] = *b"ONPS";
+/// The one section this version knows: slots.
+pub const SECTION_SLOTS: u16 = 1;
+
+const KIND_FREE: u8 = 0;
+const KIND_INLINE: u8 = 1;
+const KIND_REFERENCED: u8 = 2;
+
+/// How tiles are stored in a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum SnapshotMode {
+    /// Each tile's as-built bytes: self-contained.
+    #[default]
+    Full,
+    /// Each tile's 32-byte content id: restore needs a library holding the tiles.
+    Referenced,
+}
+
+impl TiledNavMesh {
+    /// The canonical snapshot of this mesh's dynamic state in `mode`: the same state gives the same
+    /// bytes on every platform and thread count. O(S + edits + switches) plus the tile bytes in Full
+    /// mode; no polygon is scanned.
+    pub fn snapshot(&self, mode: SnapshotMode) -> Vec<u8> {
+        let slots = &self.state.slots;
+        let mut len = FILE_HEADER_LEN + 4 + SECTION_HEADER_LEN + 4;
+        for s in slots {
+            len += MIN_SLOT_LEN;
+            if let Some(o) = &s.occupied {
+                len += match mode {
+                    SnapshotMode::Full => 4 + o.tile.as_built_bytes().len(),
+                    SnapshotMode::Referenced => 32,
+                };
+                len += 8 + EDIT_LEN * o.tile.edited_polys().len() + 4 * o.tile.disabled_links().len();
+            }
+        }
+        let mut out = vec![0u8; len];
+        let mut at = 0;
+        let mut put = |b: &[u8]| {
+            out[at..at + b.len()].copy_from_slice(b);
+            at += b.len();
+        };
+        put(&SNAPSHOT_MAGIC);
+        put(&FORMAT_VERSION.to_le_bytes());
+        put(&0u16.to_le_bytes());
+        put(&self.params().to_bytes());
+        put(&1u32.to_le_bytes());
+        put(&SECTION_SLOTS.to_le_bytes());
+        put(&0u16.to_le_bytes());
+        put(&((len - FILE_HEADER_LEN - 4 - SECTION_HEADER_LEN) as u32).to_le_bytes());
+        put(&(slots.len() as u32).to_le_bytes());
+        for s in slots {
+            put(&s.generation.get().to_le_bytes());
+            let Some(o) = &s.occupied else {
+                put(&[KIND_FREE]);
+                continue;
+            };
+            let t = &o.tile;
+            match mode {
+                SnapshotMode::Full => {
+                    put(&[KIND_INLINE]);
+                    put(&(t.as_built_bytes().len() as u32).to_le_bytes());
+                    put(t.as_built_bytes());
+                }
+                SnapshotMode::Referenced => {
+                    put(&[KIND_REFERENCED]);
+                    put(&t.content_id().0);
+                }
+            }
+            put(&(t.edited_polys().len() as u32).to_le_bytes());
+            for p in t.edited_polys() {
+                let pi = PolyIndex(p);
+                put(&p.to_le_bytes());
+                put(&[t.area(pi).unwrap_or(0)]);
+                put(&t.flags(pi).unwrap_or(0).to_le_bytes());
+            }
+            put(&(t.disabled_links().len() as u32).to_le_bytes());
+            for l in t.disabled_links() {
+                put(&l.to_le_bytes());
+            }
+        }
+        debug_assert_eq!(at, len);
+        out
+    }
+
+    /// Replaces this mesh's state with the snapshot's, in place, keeping the object. The
+    /// snapshot's parameters must equal the mesh's bitwise. Any error leaves the mesh untouched.
+    /// Tiles and links that are provably unchanged are reused.
+    pub fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
+        let parsed = parse(bytes, Some(self.params()))?;
+        let state = build(parsed, library, Some(&self.state))?;
+        // The swap: nothing after this point can fail.
+        self.state = state;
+        Ok(())
+    }
+}
+
+/// Restoring into a new mesh (the seed's `NavMeshSnapshot.Restore`).
+#[derive(Debug)]
+pub struct NavMeshSnapshot;
+
+impl NavMeshSnapshot {
+    /// A new mesh with the snapshot's parameters and state.
+    pub fn restore(bytes: &[u8], library: &TileLibrary) -> Result<TiledNavMesh, RestoreError> {
+        let parsed = parse(bytes, None)?;
+        let params = parsed.params;
+        let state = build(parsed, library, None)?;
+        Ok(TiledNavMesh::from_state(params, state))
+    }
+
+    /// Validates a snapshot completely without building anything a caller keeps.
+    pub fn validate(bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
+        Self::restore(bytes, library).map(drop)
+    }
+}
+
+/// A slot's tile as read in stage A.
+enum TileEntry<'a> {
+    Inline { bytes: &'a [u8], at: u64 },
+    Referenced { id: TileContentId, at: u64 },
+}
+
+struct SlotEntry<'a> {
+    generation: Generation,
+    tile: Option<TileEntry<'a>>,
+    /// (polygon, area, flags, offset of the polygon field).
+    edits: Vec<(u32, u8, u16, u64)>,
+    edit_count_at: u64,
+    /// (link index, offset).
+    disabled: Vec<(u32, u64)>,
+    disabled_count_at: u64,
+}
+
+struct Parsed<'a> {
+    params: MeshParams,
+    slots: Vec<SlotEntry<'a>>,
+}
+
+/// Stage A: framing, in byte order.
+fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>, RestoreError> {
+    let mut r = Reader::new(bytes, 0);
+    if r.bytes(4, "magic")? != SNAPSHOT_MAGIC {
+        return Err(FormatError::new(0, "magic", R::BadMagic).into());
+    }
+    let version = r.u16("version")?;
+    if version != FORMAT_VERSION {
+        return Err(FormatError::new(4, "version", R::BadVersion { found: version }).into());
+    }
+    r.reserved_u16("flags")?;
+    let params = MeshParams::read(&mut r)?;
+    if let Some(mine) = expect {
+        if params.digest != mine.digest {
+            return Err(FingerprintError { offset: Some(44), field: "params.settings_digest".into(), expected: mine.digest, found: params.digest }.into());
+        }
+        if !params.bits_eq(mine) {
+            return Err(FormatError::new(8, "params", R::ParamsMismatch).into());
+        }
+    }
+    let n = r.count("section_count", u32::MAX, SECTION_HEADER_LEN)?;
+    let mut slots = None;
+    let mut prev_id = 0u16;
+    for i in 0..n {
+        let at = r.offset();
+        let id = r.u16(|| format!("section[{i}].id"))?;
+        if id <= prev_id {
+            return Err(FormatError::new(at, format!("section[{i}].id"), R::NotAscending).into());
+        }
+        if id != SECTION_SLOTS {
+            return Err(FormatError::new(at, format!("section[{i}].id"), R::UnknownSection { id }).into());
+        }
+        prev_id = id;
+        r.reserved_u16(|| format!("section[{i}].reserved"))?;
+        let at = r.offset();
+        let len = r.u32(|| format!("section[{i}].length"))?;
+        if len as usize > r.remaining() {
+            return Err(FormatError::new(at, format!("section[{i}].length"), R::Truncated { needed: len.into(), available: r.remaining() as u64 }).into());
+        }
+        let body_at = r.offset();
+        let body = r.bytes(len as usize, "")?;
+        let mut br = Reader::new(body, body_at);
+        slots = Some(parse_slots(&mut br, &params)?);
+        if br.remaining() != 0 {
+            return Err(br.error(|| format!("section[{i}].length"), R::SectionLength).into());
+        }
+    }
+    let Some(slots) = slots else {
+        return Err(FormatError::new(76, "section_count", R::MissingSection { id: SECTION_SLOTS }).into());
+    };
+    r.finish("end")?;
+    Ok(Parsed { params, slots })
+}
+
+fn parse_slots<'a>(r: &mut Reader<'a>, params: &MeshParams) -> Result<Vec<SlotEntry<'a>>, FormatError> {
+    let at = r.offset();
+    let s = r.count("slots.slot_count", MAX_SLOTS, MIN_SLOT_LEN)?;
+    if s != params.slot_count {
+        return Err(r.error_at(at, "slots.slot_count", R::ParamsMismatch));
+    }
+    let mut out = Vec::with_capacity(s as usize);
+    for i in 0..s {
+        let at = r.offset();
+        let g = r.u32(|| format!("slot[{i}].generation"))?;
+        let generation = Generation::new(g).ok_or_else(|| r.error_at(at, || format!("slot[{i}].generation"), R::OutOfRange))?;
+        let at = r.offset();
+        let kind = r.u8(|| format!("slot[{i}].kind"))?;
+        let tile = match kind {
+            KIND_FREE => {
+                out.push(SlotEntry { generation, tile: None, edits: Vec::new(), edit_count_at: 0, disabled: Vec::new(), disabled_count_at: 0 });
+                continue;
+            }
+            KIND_INLINE => {
+                let at = r.offset();
+                let len = r.u32(|| format!("slot[{i}].tile_length"))?;
+                if len as usize > r.remaining() {
+                    return Err(r.error_at(at, || format!("slot[{i}].tile_length"), R::Truncated { needed: len.into(), available: r.remaining() as u64 }));
+                }
+                let at = r.offset();
+                TileEntry::Inline { bytes: r.bytes(len as usize, "")?, at }
+            }
+            KIND_REFERENCED => {
+                let at = r.offset();
+                TileEntry::Referenced { id: TileContentId(r.hash32(|| format!("slot[{i}].content_id"))?), at }
+            }
+            _ => return Err(r.error_at(at, || format!("slot[{i}].kind"), R::OutOfRange)),
+        };
+        let edit_count_at = r.offset();
+        let e = r.count(|| format!("slot[{i}].edit_count"), u32::MAX, EDIT_LEN)?;
+        let mut edits: Vec<(u32, u8, u16, u64)> = Vec::with_capacity(e as usize);
+        for j in 0..e {
+            let at = r.offset();
+            let poly = r.u32(|| format!("slot[{i}].edit[{j}].polygon"))?;
+            if edits.last().is_some_and(|&(p, ..)| poly <= p) {
+                return Err(r.error_at(at, || format!("slot[{i}].edit[{j}].polygon"), R::NotAscending));
+            }
+            let aat = r.offset();
+            let area = r.u8(|| format!("slot[{i}].edit[{j}].area"))?;
+            if area > MAX_AREA {
+                return Err(r.error_at(aat, || format!("slot[{i}].edit[{j}].area"), R::OutOfRange));
+            }
+            let flags = r.u16(|| format!("slot[{i}].edit[{j}].flags"))?;
+            edits.push((poly, area, flags, at));
+        }
+        let disabled_count_at = r.offset();
+        let d = r.count(|| format!("slot[{i}].disabled_count"), u32::MAX, 4)?;
+        let mut disabled: Vec<(u32, u64)> = Vec::with_capacity(d as usize);
+        for j in 0..d {
+            let at = r.offset();
+            let l = r.u32(|| format!("slot[{i}].disabled[{j}]"))?;
+            if disabled.last().is_some_and(|&(p, _)| l <= p) {
+                return Err(r.error_at(at, || format!("slot[{i}].disabled[{j}]"), R::NotAscending));
+            }
+            disabled.push((l, at));
+        }
+        out.push(SlotEntry { generation, tile: Some(tile), edits, edit_count_at, disabled, disabled_count_at });
+    }
+    Ok(out)
+}
+
+/// Stage B for one slot: the tile, validated and checked against the parameters.
+fn resolve(i: usize, entry: &TileEntry<'_>, params: &MeshParams, library: &TileLibrary, old: Option<&NavTile>) -> Result<NavTile, RestoreError> {
+    match *entry {
+        TileEntry::Inline { bytes, at } => {
+            let tile = match old {
+                // A tile already held with identical bytes needs no second parse.
+                Some(t) if t.as_built_bytes() == bytes => NavTile::from_data(Arc::clone(t.data())),
+                _ => NavTile::from_bytes_at(bytes, at).map_err(|e| {
+                    let mut e = e;
+                    e.field = format!("slot[{i}].tile.{}", e.field);
+                    e
+                })?,
+            };
+            if tile.digest() != params.digest {
+                return Err(FingerprintError {
+                    offset: Some(at + 40),
+                    field: format!("slot[{i}].tile.params.settings_digest"),
+                    expected: params.digest,
+                    found: tile.digest(),
+                }
+                .into());
+            }
+            if !tile.grid().bits_eq(&params.grid) {
+                return Err(FormatError::new(at + 8, format!("slot[{i}].tile.params"), R::ParamsMismatch).into());
+            }
+            Ok(tile)
+        }
+        TileEntry::Referenced { id, at } => {
+            let t = library.get(&id).ok_or_else(|| FormatError::new(at, format!("slot[{i}].content_id"), R::UnknownContentId))?;
+            if t.digest() != params.digest {
+                return Err(FingerprintError { offset: Some(at), field: format!("slot[{i}].content_id"), expected: params.digest, found: t.digest() }.into());
+            }
+            if !t.grid().bits_eq(&params.grid) {
+                return Err(FormatError::new(at, format!("slot[{i}].content_id"), R::ParamsMismatch).into());
+            }
+            Ok(NavTile::from_data(Arc::clone(t.data())))
+        }
+    }
+}
+
+/// Stages B to D, then the new state built and stitched on the side.
+fn build(parsed: Parsed<'_>, library: &TileLibrary, old: Option<&MeshState>) -> Result<MeshState, RestoreError> {
+    let params = parsed.params;
+    // Stage B, in parallel; the lowest failing slot is reported.
+    let tiles: Vec<Option<Result<NavTile, RestoreError>>> = parsed
+        .slots
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.tile.as_ref().map(|e| {
+                let prev = old.and_then(|o| o.slots.get(i)).and_then(|s| s.occupied.as_ref()).map(|o| &o.tile);
+                resolve(i, e, &params, library, prev)
+            })
+        })
+        .collect();
+    let mut slots = Vec::with_capacity(tiles.len());
+    for (s, t) in parsed.slots.iter().zip(tiles) {
+        slots.push((s.generation, t.transpose()?));
+    }
+    // Stage C: edits and switches against their tile.
+    for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter_mut()).enumerate() {
+        let Some(tile) = tile else { continue };
+        let np = tile.poly_count();
+        if s.edits.len() as u64 > u64::from(np) {
+            return Err(FormatError::new(s.edit_count_at, format!("slot[{i}].edit_count"), R::CountTooLarge { count: s.edits.len() as u64, max: np.into() }).into());
+        }
+        for (j, &(p, area, flags, at)) in s.edits.iter().enumerate() {
+            let pi = PolyIndex(p);
+            let (Some(a0), Some(f0)) = (tile.as_built_area(pi), tile.as_built_flags(pi)) else {
+                return Err(FormatError::new(at, format!("slot[{i}].edit[{j}].polygon"), R::OutOfRange).into());
+            };
+            if (a0, f0) == (area, flags) {
+                return Err(FormatError::new(at, format!("slot[{i}].edit[{j}]"), R::EditEqualsAsBuilt).into());
+            }
+            tile.set_area_flags(p, area, flags);
+        }
+        let nl = tile.link_count();
+        if s.disabled.len() as u64 > u64::from(nl) {
+            return Err(FormatError::new(s.disabled_count_at, format!("slot[{i}].disabled_count"), R::CountTooLarge { count: s.disabled.len() as u64, max: nl.into() }).into());
+        }
+        for (j, &(l, at)) in s.disabled.iter().enumerate() {
+            if l >= nl {
+                return Err(FormatError::new(at, format!("slot[{i}].disabled[{j}]"), R::OutOfRange).into());
+            }
+            tile.set_link_enabled(l, false);
+        }
+    }
+    // Stage D: unique positions (a map used for lookup only).
+    let mut seen: HashMap<TilePos, usize> = HashMap::with_capacity(slots.len());
+    for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter()).enumerate() {
+        let (Some(tile), Some(entry)) = (tile, &s.tile) else { continue };
+        if seen.insert(tile.pos(), i).is_some() {
+            let (at, field) = match entry {
+                TileEntry::Inline { at, .. } => (at + 72, format!("slot[{i}].tile.position")),
+                TileEntry::Referenced { at, .. } => (*at, format!("slot[{i}].content_id")),
+            };
+            return Err(FormatError::new(at, field, R::DuplicatePosition).into());
+        }
+    }
+    Ok(MeshState::from_slots(slots, old))
+}
+
+/// Helpers for tests that edit snapshots field by field.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// An edit's offsets.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Edit {
+        /// Offset of the polygon field.
+        pub at: usize,
+    }
+
+    /// Where one slot record lies.
+    #[derive(Debug, Clone)]
+    pub struct SlotLayout {
+        pub at: usize,
+        pub end: usize,
+        pub kind: u8,
+        pub edits: Vec<Edit>,
+        pub disabled: Vec<usize>,
+    }
+
+    /// The slot records of a valid snapshot.
+    pub fn layout(b: &[u8]) -> Vec<SlotLayout> {
+        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        let n = u32_at(88);
+        let mut at = 92;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let start = at;
+            let kind = b[at + 4];
+            at += 5;
+            let mut edits = Vec::new();
+            let mut disabled = Vec::new();
+            if kind != 0 {
+                at += if kind == 1 { 4 + u32_at(at) } else { 32 };
+                let e = u32_at(at);
+                at += 4;
+                for _ in 0..e {
+                    edits.push(Edit { at });
+                    at += 7;
+                }
+                let d = u32_at(at);
+                at += 4;
+                for _ in 0..d {
+                    disabled.push(at);
+                    at += 4;
+                }
+            }
+            out.push(SlotLayout { at: start, end: at, kind, edits, disabled });
+        }
+        out
+    }
+
+    /// A Referenced snapshot of `m` with the slots in `inline` written as Full records.
+    pub fn mixed(m: &TiledNavMesh, inline: &[usize]) -> Vec<u8> {
+        let r = m.snapshot(SnapshotMode::Referenced);
+        let f = m.snapshot(SnapshotMode::Full);
+        let (lr, lf) = (layout(&r), layout(&f));
+        let mut out = r[..92].to_vec();
+        for i in 0..lr.len() {
+            let src = if inline.contains(&i) { &f[lf[i].at..lf[i].end] } else { &r[lr[i].at..lr[i].end] };
+            out.extend_from_slice(src);
+        }
+        let body = (out.len() - 88) as u32;
+        out[84..88].copy_from_slice(&body.to_le_bytes());
+        out
+    }
+}

@@ -1,0 +1,421 @@
+//! Tests of the seed's "Guarantees (tested)" and the restore rules.
+
+use proptest::prelude::*;
+
+use crate::generator::WorldSpec;
+use crate::ids::{PolyIndex, PolyRef, SlotIndex, TilePos};
+use crate::{read_mesh, write_mesh, FormatReason, NavMeshSnapshot, RestoreError, SnapshotMode, TileLibrary, TiledNavMesh};
+
+pub(crate) fn world() -> WorldSpec {
+    WorldSpec { columns: 3, rows: 2, layers: 2, quads: 2, vary_density: true, slope: [0.02, 0.01], bump: 0.2, hole_chance: 20, links_per_tile: 2, area_kinds: 3, ..WorldSpec::default() }
+}
+
+/// A mesh with holes in its slots, generations above 1, edits and switched-off links.
+pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
+    let w = world();
+    let tiles = w.tiles();
+    let lib = TileLibrary::from_tiles(&tiles);
+    let mut m = TiledNavMesh::new(w.params(16));
+    let refs: Vec<_> = tiles.iter().map(|t| m.add_tile(t.clone()).unwrap()).collect();
+    m.remove_tile(refs[1]).unwrap();
+    m.remove_tile(refs[4]).unwrap();
+    m.add_tile(tiles[4].clone()).unwrap();
+    m.replace_tile(tiles[0].clone()).unwrap();
+    let (r0, _) = m.tile_at(tiles[2].pos()).unwrap();
+    m.set_poly_area(r0.poly(PolyIndex(0)), 17).unwrap();
+    m.set_poly_flags(r0.poly(PolyIndex(1)), 0xbeef).unwrap();
+    m.set_poly_area(r0.poly(PolyIndex(2)), 5).unwrap();
+    let with_links: Vec<_> = m.tiles().filter(|(_, t)| t.link_count() > 0).map(|(r, _)| r).collect();
+    m.set_off_mesh_link_enabled(with_links[0], 0, false).unwrap();
+    m.set_off_mesh_link_enabled(with_links[1], m.tile(with_links[1]).unwrap().link_count() - 1, false).unwrap();
+    (m, lib)
+}
+
+/// Everything observable of a mesh's state: its Full snapshot, its links, and its parameters.
+fn observe(m: &TiledNavMesh) -> (Vec<u8>, Vec<Option<crate::TileLinks>>) {
+    (m.snapshot(SnapshotMode::Full), m.all_links())
+}
+
+fn mutate(m: &mut TiledNavMesh) {
+    let w = world();
+    let first = m.tiles().next().map(|(r, _)| r).unwrap();
+    m.remove_tile(first).unwrap();
+    let (r, _) = m.tiles().nth(2).unwrap();
+    m.set_poly_area(r.poly(PolyIndex(0)), 63).unwrap();
+    let _ = m.add_tile(w.tile(TilePos { column: 1, row: 0, layer: 0 }));
+}
+
+#[test]
+fn snapshot_mutate_restore_gives_identical_bytes_in_both_modes() {
+    for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+        let (mut m, lib) = busy_mesh();
+        let before = observe(&m);
+        let snap = m.snapshot(mode);
+        mutate(&mut m);
+        assert_ne!(observe(&m).0, before.0);
+        // New mesh.
+        let fresh = NavMeshSnapshot::restore(&snap, &lib).unwrap();
+        assert_eq!(fresh.snapshot(mode), snap);
+        assert_eq!(observe(&fresh), before);
+        // In place.
+        m.restore(&snap, &lib).unwrap();
+        assert_eq!(m.snapshot(mode), snap);
+        assert_eq!(observe(&m), before);
+        assert_eq!(m.all_links(), m.stitch_from_scratch());
+    }
+}
+
+#[test]
+fn full_and_referenced_restore_to_identical_states_and_mixtures_are_read() {
+    let (m, lib) = busy_mesh();
+    let full = NavMeshSnapshot::restore(&m.snapshot(SnapshotMode::Full), &TileLibrary::new()).unwrap();
+    let referenced = NavMeshSnapshot::restore(&m.snapshot(SnapshotMode::Referenced), &lib).unwrap();
+    assert_eq!(observe(&full), observe(&referenced));
+    assert_eq!(observe(&full), observe(&m));
+    // A mixture: slot 0 inline, the rest referenced. Built by splicing slot 0's Full record in.
+    let mixed = crate::snapshot::tests_support::mixed(&m, &[0]);
+    let restored = NavMeshSnapshot::restore(&mixed, &lib).unwrap();
+    assert_eq!(observe(&restored), observe(&m));
+}
+
+#[test]
+fn references_current_stale_and_forged_behave_as_before() {
+    let (mut m, lib) = busy_mesh();
+    let snap = m.snapshot(SnapshotMode::Referenced);
+    let mut refs: Vec<u64> = Vec::new();
+    for s in 0..16u32 {
+        for g in 1..4u32 {
+            for p in [0u32, 1, 3, 7, 1000] {
+                refs.push(PolyRef::new(crate::Generation::new(g).unwrap(), SlotIndex(s), PolyIndex(p)).raw());
+            }
+        }
+    }
+    let mut x = 7u64;
+    for _ in 0..2000 {
+        x = crate::generator::mix(x);
+        refs.push(x);
+    }
+    let valid_before: Vec<bool> = refs.iter().map(|&r| m.is_valid_raw_ref(r)).collect();
+    assert!(valid_before.iter().any(|&v| v) && valid_before.iter().any(|&v| !v));
+    mutate(&mut m);
+    m.restore(&snap, &lib).unwrap();
+    let valid_after: Vec<bool> = refs.iter().map(|&r| m.is_valid_raw_ref(r)).collect();
+    assert_eq!(valid_before, valid_after);
+}
+
+#[test]
+fn ownership_edits_never_reach_the_callers_tile_or_other_meshes() {
+    let w = world();
+    let tile = w.tile(TilePos { column: 0, row: 0, layer: 0 });
+    let mut a = TiledNavMesh::new(w.params(4));
+    let mut b = TiledNavMesh::new(w.params(4));
+    let ra = a.add_tile(tile.clone()).unwrap();
+    let rb = b.add_tile(tile.clone()).unwrap();
+    let a0 = tile.area(PolyIndex(0)).unwrap();
+    assert_ne!(a0, 9);
+    a.set_poly_area(ra.poly(PolyIndex(0)), 9).unwrap();
+    assert_eq!(tile.area(PolyIndex(0)), Some(a0));
+    assert_eq!(b.poly_area(rb.poly(PolyIndex(0))), Some(a0));
+    // A tile taken from an edited mesh carries its current values; as-built stay the original.
+    let taken = a.tile(ra).unwrap().clone();
+    assert_eq!(taken.area(PolyIndex(0)), Some(9));
+    assert_eq!(taken.content_id(), tile.content_id());
+    let mut c = TiledNavMesh::new(w.params(4));
+    let rc = c.add_tile(taken).unwrap();
+    assert_eq!(c.poly_area(rc.poly(PolyIndex(0))), Some(9));
+    assert_eq!(c.snapshot(SnapshotMode::Referenced), a.snapshot(SnapshotMode::Referenced));
+    // Replace resets the position's edits to the new tile's values.
+    c.replace_tile(tile.clone()).unwrap();
+    let (rc2, _) = c.tile_at(tile.pos()).unwrap();
+    assert_eq!(c.poly_area(rc2.poly(PolyIndex(0))), Some(a0));
+    assert_eq!(c.tile(rc2).unwrap().edited_polys().len(), 0);
+}
+
+#[test]
+fn write_mesh_keeps_current_values_as_built_and_drops_switches() {
+    let (m, _) = busy_mesh();
+    let file = write_mesh(&m);
+    let back = read_mesh(&file).unwrap();
+    assert_eq!(back.tile_count(), m.tile_count());
+    for ((_, a), (rb, b)) in m.tiles().zip(back.tiles()) {
+        assert_eq!(a.areas(), b.areas());
+        assert_eq!(a.all_flags(), b.all_flags());
+        assert_eq!(b.edited_polys().len(), 0, "current values became as-built");
+        assert_eq!(b.disabled_links().len(), 0, "no link switches in a mesh file");
+        assert_eq!(rb.generation().get(), 1);
+    }
+    assert_eq!(write_mesh(&back), file);
+    for cut in 0..file.len() {
+        assert!(read_mesh(&file[..cut]).is_err());
+    }
+}
+
+/// Restores `bytes` in place; on error the mesh must be exactly as before; on success the input
+/// must have been canonical: a re-snapshot in one of the modes gives it back.
+fn check_all_or_nothing(m: &mut TiledNavMesh, lib: &TileLibrary, bytes: &[u8], before: &(Vec<u8>, Vec<Option<crate::TileLinks>>)) -> bool {
+    match m.restore(bytes, lib) {
+        Err(_) => {
+            assert_eq!(&observe(m), before, "failed restore changed the mesh");
+            true
+        }
+        Ok(()) => {
+            let full = m.snapshot(SnapshotMode::Full);
+            let refd = m.snapshot(SnapshotMode::Referenced);
+            assert!(full == bytes || refd == bytes, "accepted a non-canonical snapshot");
+            m.restore(&before.0, &TileLibrary::new()).unwrap();
+            false
+        }
+    }
+}
+
+#[test]
+fn failed_in_place_restore_leaves_the_mesh_untouched_truncations_and_byte_changes() {
+    let (base, lib) = busy_mesh();
+    let (other, _) = {
+        let (mut o, l) = busy_mesh();
+        mutate(&mut o);
+        (o, l)
+    };
+    for src in [&base, &other] {
+        for mode in [SnapshotMode::Referenced, SnapshotMode::Full] {
+            let snap = src.snapshot(mode);
+            let mut m = base.clone();
+            mutate(&mut m);
+            let before = observe(&m);
+            for cut in 0..snap.len() {
+                assert!(check_all_or_nothing(&mut m, &lib, &snap[..cut], &before));
+            }
+            let values: &[u8] = if mode == SnapshotMode::Referenced { &[1, 2, 4, 8, 16, 32, 64, 128, 0xff, 0x7f, 0x55] } else { &[1, 0x80, 0xff] };
+            let mut rejected = 0;
+            for i in 0..snap.len() {
+                for &x in values {
+                    let mut bad = snap.clone();
+                    bad[i] ^= x;
+                    rejected += usize::from(check_all_or_nothing(&mut m, &lib, &bad, &before));
+                }
+            }
+            assert!(rejected > snap.len(), "most single-byte changes must be rejected");
+        }
+    }
+}
+
+fn expect_err(bytes: &[u8], lib: &TileLibrary, class: &str, field: &str) {
+    let (mut m, _) = busy_mesh();
+    let before = observe(&m);
+    let e = m.restore(bytes, lib).expect_err("must reject");
+    assert_eq!((e.class(), e.field()), (class, field), "{e}");
+    assert_eq!(observe(&m), before);
+    let e2 = NavMeshSnapshot::restore(bytes, lib).expect_err("must reject");
+    if field != "params" && field != "params.settings_digest" {
+        assert_eq!((e2.class(), e2.field()), (class, field));
+    }
+}
+
+#[test]
+fn field_aware_corruptions_are_rejected_with_their_field() {
+    use crate::snapshot::tests_support::Edit;
+    let (m, lib) = busy_mesh();
+    let snap = m.snapshot(SnapshotMode::Referenced);
+    let lay = crate::snapshot::tests_support::layout(&snap);
+    let set32 = |at: usize, v: u32| {
+        let mut b = snap.clone();
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        b
+    };
+    expect_err(&set32(0, 0), &lib, "format", "magic");
+    expect_err(&set32(76, 2), &lib, "format", "section[1].id");
+    expect_err(&set32(76, 0), &lib, "format", "section_count");
+    expect_err(&set32(84, 5), &lib, "format", "slots.slot_count");
+    expect_err(&set32(84, 0xffff_fff0), &lib, "format", "section[0].length");
+    expect_err(&set32(88, 17), &lib, "format", "slots.slot_count");
+    let occupied = lay.iter().position(|s| s.kind == 2).unwrap();
+    let s = &lay[occupied];
+    expect_err(&set32(s.at, 0), &lib, "format", &format!("slot[{occupied}].generation"));
+    expect_err(&set32(s.at, 1 << 24), &lib, "format", &format!("slot[{occupied}].generation"));
+    let mut b = snap.clone();
+    b[s.at + 4] = 3;
+    expect_err(&b, &lib, "format", &format!("slot[{occupied}].kind"));
+    let mut b = snap.clone();
+    b[s.at + 5] ^= 1;
+    expect_err(&b, &lib, "format", &format!("slot[{occupied}].content_id"));
+    // Fingerprints: a library tile built with other settings.
+    let mut w2 = world();
+    w2.agent.climb = 0.5;
+    let lib2 = TileLibrary::from_tiles(&w2.tiles());
+    let mut b = snap.clone();
+    let t = w2.tile(m.tiles().find(|(r, _)| r.slot().0 == occupied as u32).unwrap().1.pos());
+    b[s.at + 5..s.at + 37].copy_from_slice(&t.content_id().0);
+    expect_err(&b, &lib2, "fingerprint", &format!("slot[{occupied}].content_id"));
+    // Snapshot digest differs from the mesh's: fingerprint for in place.
+    let mut b = snap.clone();
+    b[44] ^= 1;
+    let (mut mm, _) = busy_mesh();
+    assert_eq!(mm.restore(&b, &lib).unwrap_err().class(), "fingerprint");
+    // Edits: area > 63, order, equal to as-built, polygon out of range.
+    let e = lay.iter().position(|s| !s.edits.is_empty()).unwrap();
+    let Edit { at, .. } = lay[e].edits[0];
+    let mut b = snap.clone();
+    b[at + 4] = 64;
+    expect_err(&b, &lib, "format", &format!("slot[{e}].edit[0].area"));
+    let mut b = snap.clone();
+    b[at + 4] = m.tiles().find(|(r, _)| r.slot().0 == e as u32).unwrap().1.as_built_area(PolyIndex(0)).unwrap();
+    b[at + 5..at + 7].copy_from_slice(&m.tiles().find(|(r, _)| r.slot().0 == e as u32).unwrap().1.as_built_flags(PolyIndex(0)).unwrap().to_le_bytes());
+    expect_err(&b, &lib, "format", &format!("slot[{e}].edit[0]"));
+    let Edit { at: at1, .. } = lay[e].edits[1];
+    let b = set32(at1, 0);
+    expect_err(&b, &lib, "format", &format!("slot[{e}].edit[1].polygon"));
+    let Edit { at: last, .. } = *lay[e].edits.last().unwrap();
+    let b = set32(last, 1_000_000);
+    expect_err(&b, &lib, "format", &format!("slot[{e}].edit[{}].polygon", lay[e].edits.len() - 1));
+    // Link switches out of range.
+    let d = lay.iter().position(|s| !s.disabled.is_empty()).unwrap();
+    let b = set32(lay[d].disabled[0], 99);
+    expect_err(&b, &lib, "format", &format!("slot[{d}].disabled[0]"));
+    // Trailing bytes.
+    let mut b = snap.clone();
+    b.push(0);
+    expect_err(&b, &lib, "format", "end");
+    let mut b = snap.clone();
+    b.push(0);
+    let n = b.len() - 88 - 1;
+    b[84..88].copy_from_slice(&(n as u32 + 1).to_le_bytes());
+    expect_err(&b, &lib, "format", "section[0].length");
+}
+
+#[test]
+fn duplicate_positions_are_rejected() {
+    let (m, lib) = busy_mesh();
+    let snap = m.snapshot(SnapshotMode::Referenced);
+    let lay = crate::snapshot::tests_support::layout(&snap);
+    let occ: Vec<usize> = lay.iter().enumerate().filter(|(_, s)| s.kind == 2).map(|(i, _)| i).collect();
+    let mut b = snap.clone();
+    let src = lay[occ[0]].at + 5;
+    let dst = lay[occ[1]].at + 5;
+    let id: Vec<u8> = b[src..src + 32].to_vec();
+    b[dst..dst + 32].copy_from_slice(&id);
+    // Slot occ[1] may now carry edits out of range for the copied tile; drop its edits first.
+    let err = NavMeshSnapshot::restore(&b, &lib).unwrap_err();
+    match err {
+        RestoreError::Format(e) if e.reason == FormatReason::DuplicatePosition => assert_eq!(e.field, format!("slot[{}].content_id", occ[1])),
+        RestoreError::Format(e) => assert!(e.field.starts_with(&format!("slot[{}]", occ[1])), "{e}"),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn bytes_states_and_errors_are_identical_for_every_thread_count() {
+    let (m, lib) = busy_mesh();
+    let snaps = [m.snapshot(SnapshotMode::Full), m.snapshot(SnapshotMode::Referenced)];
+    let mut broken = snaps[0].clone();
+    let lay = crate::snapshot::tests_support::layout(&broken);
+    // Break two inline tiles: the lower slot's error must always win.
+    let occ: Vec<usize> = lay.iter().enumerate().filter(|(_, s)| s.kind == 1).map(|(i, _)| i).collect();
+    for &i in &occ[1..3] {
+        broken[lay[i].at + 9] ^= 0xff; // tile magic
+    }
+    let run = || {
+        let a = NavMeshSnapshot::restore(&snaps[0], &lib).unwrap().snapshot(SnapshotMode::Full);
+        let b = NavMeshSnapshot::restore(&snaps[1], &lib).unwrap().snapshot(SnapshotMode::Referenced);
+        let e = NavMeshSnapshot::restore(&broken, &lib).unwrap_err();
+        (a, b, e)
+    };
+    let results: Vec<_> = [1, 2, 4, 8].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(run)).collect();
+    for r in &results[1..] {
+        assert_eq!(r, &results[0]);
+    }
+    assert_eq!(results[0].2.field(), format!("slot[{}].tile.magic", occ[1]));
+    assert_eq!(results[0].0, snaps[0]);
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Add(usize),
+    Remove(usize),
+    Replace(usize),
+    Area(usize, u16, u8),
+    Flags(usize, u16, u16),
+    Switch(usize, u8, bool),
+    Excursion(bool, bool, Vec<Op>),
+}
+
+fn leaf() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0usize..12).prop_map(Op::Add),
+        (0usize..12).prop_map(Op::Remove),
+        (0usize..12).prop_map(Op::Replace),
+        (0usize..12, 0u16..20, 0u8..64).prop_map(|(t, p, a)| Op::Area(t, p, a)),
+        (0usize..12, 0u16..20, any::<u16>()).prop_map(|(t, p, f)| Op::Flags(t, p, f)),
+        (0usize..12, 0u8..3, any::<bool>()).prop_map(|(t, l, e)| Op::Switch(t, l, e)),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![4 => leaf(), 1 => (any::<bool>(), any::<bool>(), proptest::collection::vec(leaf(), 0..6)).prop_map(|(r, n, v)| Op::Excursion(r, n, v))]
+}
+
+/// Applies one operation; an excursion snapshots, mutates and restores (new or in place, Full or
+/// Referenced). The result of every call is folded into the returned trace.
+fn apply(m: &mut TiledNavMesh, lib: &TileLibrary, o: &Op) -> String {
+    let w = world();
+    let pos = w.positions();
+    let tref = |m: &TiledNavMesh, i: usize| m.tile_ref_at(pos[i % pos.len()]);
+    match o {
+        Op::Add(i) => format!("{:?}", m.add_tile(w.tile(pos[i % pos.len()]))),
+        Op::Remove(i) => match tref(m, *i) {
+            Some(r) => format!("{:?}", m.remove_tile(r).map(|t| t.content_id())),
+            None => "none".into(),
+        },
+        Op::Replace(i) => format!("{:?}", m.replace_tile(w.tile(pos[i % pos.len()]))),
+        Op::Area(i, p, a) => match tref(m, *i) {
+            Some(r) => format!("{:?}", m.set_poly_area(r.poly(PolyIndex(u32::from(*p))), *a)),
+            None => "none".into(),
+        },
+        Op::Flags(i, p, f) => match tref(m, *i) {
+            Some(r) => format!("{:?}", m.set_poly_flags(r.poly(PolyIndex(u32::from(*p))), *f)),
+            None => "none".into(),
+        },
+        Op::Switch(i, l, e) => match tref(m, *i) {
+            Some(r) => format!("{:?}", m.set_off_mesh_link_enabled(r, u32::from(*l), *e)),
+            None => "none".into(),
+        },
+        Op::Excursion(referenced, new_mesh, ops) => {
+            let mode = if *referenced { SnapshotMode::Referenced } else { SnapshotMode::Full };
+            let snap = m.snapshot(mode);
+            for o in ops {
+                apply(m, lib, o);
+            }
+            if *new_mesh {
+                *m = NavMeshSnapshot::restore(&snap, lib).unwrap();
+            } else {
+                m.restore(&snap, lib).unwrap();
+            }
+            assert_eq!(m.snapshot(mode), snap);
+            "excursion".into()
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A mesh that takes snapshot/mutate/restore excursions stays byte-identical, step by step,
+    /// to a twin that applies the same operations without them.
+    #[test]
+    fn continuing_after_restores_keeps_twins_identical(ops in proptest::collection::vec(op(), 1..30)) {
+        let w = world();
+        let lib = TileLibrary::from_tiles(&w.tiles());
+        let mut a = TiledNavMesh::new(w.params(9));
+        let mut b = TiledNavMesh::new(w.params(9));
+        for o in &ops {
+            let ta = apply(&mut a, &lib, o);
+            let plain = match o { Op::Excursion(..) => None, other => Some(other.clone()) };
+            if let Some(p) = plain {
+                let tb = apply(&mut b, &lib, &p);
+                prop_assert_eq!(ta, tb);
+            }
+            prop_assert_eq!(a.snapshot(SnapshotMode::Full), b.snapshot(SnapshotMode::Full));
+            prop_assert_eq!(a.all_links(), b.all_links());
+        }
+        prop_assert_eq!(a.all_links(), a.stitch_from_scratch());
+    }
+}
