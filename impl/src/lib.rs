@@ -10,9 +10,9 @@ pub mod ids;
 pub mod library;
 pub mod limits;
 pub mod mesh;
-pub mod meshfile;
 #[cfg(test)]
 mod mesh_tests;
+pub mod meshfile;
 pub mod params;
 pub mod snapshot;
 #[cfg(test)]
@@ -23,12 +23,12 @@ pub mod tile;
 pub use error::{FingerprintError, FormatError, FormatReason, MeshError, RestoreError};
 pub use generator::WorldSpec;
 pub use ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TileContentId, TilePos, TileRef};
+pub use library::TileLibrary;
 pub use mesh::TiledNavMesh;
+pub use meshfile::{read_mesh, write_mesh};
 pub use params::{Grid, MeshParams, SettingsDigest};
+pub use snapshot::{NavMeshSnapshot, SnapshotMode};
 pub use stitch::{Link, LinkEnd, LinkKind, TileLinks};
 pub use tile::{
     AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, OffMeshLink, Polygon, RawTile,
 };
-pub use library::TileLibrary;
-pub use snapshot::{NavMeshSnapshot, SnapshotMode};
-pub use meshfile::{read_mesh, write_mesh};

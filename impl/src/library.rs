@@ -31,7 +31,9 @@ impl TileLibrary {
     /// Returns its content id.
     pub fn add(&mut self, tile: &NavTile) -> TileContentId {
         let id = tile.content_id();
-        self.tiles.entry(id).or_insert_with(|| NavTile::from_data(std::sync::Arc::clone(tile.data())));
+        self.tiles
+            .entry(id)
+            .or_insert_with(|| NavTile::from_data(std::sync::Arc::clone(tile.data())));
         id
     }
 

@@ -473,7 +473,11 @@ impl TiledNavMesh {
     /// slot count) into the lowest free slots, stitching once at the end.
     pub(crate) fn add_tiles(&mut self, tiles: Vec<NavTile>) {
         let mut slots: Vec<(Generation, Option<NavTile>)> =
-            std::mem::replace(&mut self.state, MeshState::empty(0)).slots.into_iter().map(|s| (s.generation, s.occupied.map(|o| o.tile))).collect();
+            std::mem::replace(&mut self.state, MeshState::empty(0))
+                .slots
+                .into_iter()
+                .map(|s| (s.generation, s.occupied.map(|o| o.tile)))
+                .collect();
         let mut free = slots.iter_mut().filter(|s| s.1.is_none());
         for t in tiles {
             if let Some(s) = free.next() {

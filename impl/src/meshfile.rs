@@ -18,7 +18,9 @@ pub const MESH_MAGIC: [u8; 4] = *b"ONMS";
 /// Writes a mesh file.
 pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
     let tiles: Vec<Vec<u8>> = mesh.tiles().map(|(_, t)| t.to_bytes()).collect();
-    let mut w = Writer::with_capacity(FILE_HEADER_LEN + 4 + tiles.iter().map(|t| t.len() + 4).sum::<usize>());
+    let mut w = Writer::with_capacity(
+        FILE_HEADER_LEN + 4 + tiles.iter().map(|t| t.len() + 4).sum::<usize>(),
+    );
     w.bytes(&MESH_MAGIC);
     w.u16(FORMAT_VERSION);
     w.u16(0);
@@ -52,7 +54,15 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
         let at = r.offset();
         let len = r.u32(|| format!("tile[{i}].length"))?;
         if len as usize > r.remaining() {
-            return Err(FormatError::new(at, format!("tile[{i}].length"), R::Truncated { needed: len.into(), available: r.remaining() as u64 }).into());
+            return Err(FormatError::new(
+                at,
+                format!("tile[{i}].length"),
+                R::Truncated {
+                    needed: len.into(),
+                    available: r.remaining() as u64,
+                },
+            )
+            .into());
         }
         let tat = r.offset();
         let tb = r.bytes(len as usize, "")?;
@@ -61,13 +71,26 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
             e
         })?;
         if tile.digest() != params.digest {
-            return Err(FingerprintError { offset: Some(tat + 40), field: format!("tile[{i}].params.settings_digest"), expected: params.digest, found: tile.digest() }.into());
+            return Err(FingerprintError {
+                offset: Some(tat + 40),
+                field: format!("tile[{i}].params.settings_digest"),
+                expected: params.digest,
+                found: tile.digest(),
+            }
+            .into());
         }
         if !tile.grid().bits_eq(&params.grid) {
-            return Err(FormatError::new(tat + 8, format!("tile[{i}].params"), R::ParamsMismatch).into());
+            return Err(
+                FormatError::new(tat + 8, format!("tile[{i}].params"), R::ParamsMismatch).into(),
+            );
         }
         if !seen.insert(tile.pos()) {
-            return Err(FormatError::new(tat + 72, format!("tile[{i}].position"), R::DuplicatePosition).into());
+            return Err(FormatError::new(
+                tat + 72,
+                format!("tile[{i}].position"),
+                R::DuplicatePosition,
+            )
+            .into());
         }
         tiles.push(tile);
     }

@@ -20,7 +20,9 @@ use crate::bytes::Reader;
 use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
 use crate::ids::{Generation, PolyIndex, TileContentId, TilePos};
 use crate::library::TileLibrary;
-use crate::limits::{EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, SECTION_HEADER_LEN};
+use crate::limits::{
+    EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, SECTION_HEADER_LEN,
+};
 use crate::mesh::{MeshState, TiledNavMesh};
 use crate::params::MeshParams;
 use crate::tile::{NavTile, FORMAT_VERSION};
@@ -58,7 +60,8 @@ impl TiledNavMesh {
                     SnapshotMode::Full => 4 + o.tile.as_built_bytes().len(),
                     SnapshotMode::Referenced => 32,
                 };
-                len += 8 + EDIT_LEN * o.tile.edited_polys().len() + 4 * o.tile.disabled_links().len();
+                len +=
+                    8 + EDIT_LEN * o.tile.edited_polys().len() + 4 * o.tile.disabled_links().len();
             }
         }
         let mut out = vec![0u8; len];
@@ -177,7 +180,13 @@ fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>,
     let params = MeshParams::read(&mut r)?;
     if let Some(mine) = expect {
         if params.digest != mine.digest {
-            return Err(FingerprintError { offset: Some(44), field: "params.settings_digest".into(), expected: mine.digest, found: params.digest }.into());
+            return Err(FingerprintError {
+                offset: Some(44),
+                field: "params.settings_digest".into(),
+                expected: mine.digest,
+                found: params.digest,
+            }
+            .into());
         }
         if !params.bits_eq(mine) {
             return Err(FormatError::new(8, "params", R::ParamsMismatch).into());
@@ -193,31 +202,48 @@ fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>,
             return Err(FormatError::new(at, format!("section[{i}].id"), R::NotAscending).into());
         }
         if id != SECTION_SLOTS {
-            return Err(FormatError::new(at, format!("section[{i}].id"), R::UnknownSection { id }).into());
+            return Err(
+                FormatError::new(at, format!("section[{i}].id"), R::UnknownSection { id }).into(),
+            );
         }
         prev_id = id;
         r.reserved_u16(|| format!("section[{i}].reserved"))?;
         let at = r.offset();
         let len = r.u32(|| format!("section[{i}].length"))?;
         if len as usize > r.remaining() {
-            return Err(FormatError::new(at, format!("section[{i}].length"), R::Truncated { needed: len.into(), available: r.remaining() as u64 }).into());
+            return Err(FormatError::new(
+                at,
+                format!("section[{i}].length"),
+                R::Truncated {
+                    needed: len.into(),
+                    available: r.remaining() as u64,
+                },
+            )
+            .into());
         }
         let body_at = r.offset();
         let body = r.bytes(len as usize, "")?;
         let mut br = Reader::new(body, body_at);
         slots = Some(parse_slots(&mut br, &params)?);
         if br.remaining() != 0 {
-            return Err(br.error(|| format!("section[{i}].length"), R::SectionLength).into());
+            return Err(br
+                .error(|| format!("section[{i}].length"), R::SectionLength)
+                .into());
         }
     }
     let Some(slots) = slots else {
-        return Err(FormatError::new(76, "section_count", R::MissingSection { id: SECTION_SLOTS }).into());
+        return Err(
+            FormatError::new(76, "section_count", R::MissingSection { id: SECTION_SLOTS }).into(),
+        );
     };
     r.finish("end")?;
     Ok(Parsed { params, slots })
 }
 
-fn parse_slots<'a>(r: &mut Reader<'a>, params: &MeshParams) -> Result<Vec<SlotEntry<'a>>, FormatError> {
+fn parse_slots<'a>(
+    r: &mut Reader<'a>,
+    params: &MeshParams,
+) -> Result<Vec<SlotEntry<'a>>, FormatError> {
     let at = r.offset();
     let s = r.count("slots.slot_count", MAX_SLOTS, MIN_SLOT_LEN)?;
     if s != params.slot_count {
@@ -227,26 +253,47 @@ fn parse_slots<'a>(r: &mut Reader<'a>, params: &MeshParams) -> Result<Vec<SlotEn
     for i in 0..s {
         let at = r.offset();
         let g = r.u32(|| format!("slot[{i}].generation"))?;
-        let generation = Generation::new(g).ok_or_else(|| r.error_at(at, || format!("slot[{i}].generation"), R::OutOfRange))?;
+        let generation = Generation::new(g)
+            .ok_or_else(|| r.error_at(at, || format!("slot[{i}].generation"), R::OutOfRange))?;
         let at = r.offset();
         let kind = r.u8(|| format!("slot[{i}].kind"))?;
         let tile = match kind {
             KIND_FREE => {
-                out.push(SlotEntry { generation, tile: None, edits: Vec::new(), edit_count_at: 0, disabled: Vec::new(), disabled_count_at: 0 });
+                out.push(SlotEntry {
+                    generation,
+                    tile: None,
+                    edits: Vec::new(),
+                    edit_count_at: 0,
+                    disabled: Vec::new(),
+                    disabled_count_at: 0,
+                });
                 continue;
             }
             KIND_INLINE => {
                 let at = r.offset();
                 let len = r.u32(|| format!("slot[{i}].tile_length"))?;
                 if len as usize > r.remaining() {
-                    return Err(r.error_at(at, || format!("slot[{i}].tile_length"), R::Truncated { needed: len.into(), available: r.remaining() as u64 }));
+                    return Err(r.error_at(
+                        at,
+                        || format!("slot[{i}].tile_length"),
+                        R::Truncated {
+                            needed: len.into(),
+                            available: r.remaining() as u64,
+                        },
+                    ));
                 }
                 let at = r.offset();
-                TileEntry::Inline { bytes: r.bytes(len as usize, "")?, at }
+                TileEntry::Inline {
+                    bytes: r.bytes(len as usize, "")?,
+                    at,
+                }
             }
             KIND_REFERENCED => {
                 let at = r.offset();
-                TileEntry::Referenced { id: TileContentId(r.hash32(|| format!("slot[{i}].content_id"))?), at }
+                TileEntry::Referenced {
+                    id: TileContentId(r.hash32(|| format!("slot[{i}].content_id"))?),
+                    at,
+                }
             }
             _ => return Err(r.error_at(at, || format!("slot[{i}].kind"), R::OutOfRange)),
         };
@@ -257,7 +304,11 @@ fn parse_slots<'a>(r: &mut Reader<'a>, params: &MeshParams) -> Result<Vec<SlotEn
             let at = r.offset();
             let poly = r.u32(|| format!("slot[{i}].edit[{j}].polygon"))?;
             if edits.last().is_some_and(|&(p, ..)| poly <= p) {
-                return Err(r.error_at(at, || format!("slot[{i}].edit[{j}].polygon"), R::NotAscending));
+                return Err(r.error_at(
+                    at,
+                    || format!("slot[{i}].edit[{j}].polygon"),
+                    R::NotAscending,
+                ));
             }
             let aat = r.offset();
             let area = r.u8(|| format!("slot[{i}].edit[{j}].area"))?;
@@ -278,13 +329,26 @@ fn parse_slots<'a>(r: &mut Reader<'a>, params: &MeshParams) -> Result<Vec<SlotEn
             }
             disabled.push((l, at));
         }
-        out.push(SlotEntry { generation, tile: Some(tile), edits, edit_count_at, disabled, disabled_count_at });
+        out.push(SlotEntry {
+            generation,
+            tile: Some(tile),
+            edits,
+            edit_count_at,
+            disabled,
+            disabled_count_at,
+        });
     }
     Ok(out)
 }
 
 /// Stage B for one slot: the tile, validated and checked against the parameters.
-fn resolve(i: usize, entry: &TileEntry<'_>, params: &MeshParams, library: &TileLibrary, old: Option<&NavTile>) -> Result<NavTile, RestoreError> {
+fn resolve(
+    i: usize,
+    entry: &TileEntry<'_>,
+    params: &MeshParams,
+    library: &TileLibrary,
+    old: Option<&NavTile>,
+) -> Result<NavTile, RestoreError> {
     match *entry {
         TileEntry::Inline { bytes, at } => {
             let tile = match old {
@@ -306,17 +370,35 @@ fn resolve(i: usize, entry: &TileEntry<'_>, params: &MeshParams, library: &TileL
                 .into());
             }
             if !tile.grid().bits_eq(&params.grid) {
-                return Err(FormatError::new(at + 8, format!("slot[{i}].tile.params"), R::ParamsMismatch).into());
+                return Err(FormatError::new(
+                    at + 8,
+                    format!("slot[{i}].tile.params"),
+                    R::ParamsMismatch,
+                )
+                .into());
             }
             Ok(tile)
         }
         TileEntry::Referenced { id, at } => {
-            let t = library.get(&id).ok_or_else(|| FormatError::new(at, format!("slot[{i}].content_id"), R::UnknownContentId))?;
+            let t = library.get(&id).ok_or_else(|| {
+                FormatError::new(at, format!("slot[{i}].content_id"), R::UnknownContentId)
+            })?;
             if t.digest() != params.digest {
-                return Err(FingerprintError { offset: Some(at), field: format!("slot[{i}].content_id"), expected: params.digest, found: t.digest() }.into());
+                return Err(FingerprintError {
+                    offset: Some(at),
+                    field: format!("slot[{i}].content_id"),
+                    expected: params.digest,
+                    found: t.digest(),
+                }
+                .into());
             }
             if !t.grid().bits_eq(&params.grid) {
-                return Err(FormatError::new(at, format!("slot[{i}].content_id"), R::ParamsMismatch).into());
+                return Err(FormatError::new(
+                    at,
+                    format!("slot[{i}].content_id"),
+                    R::ParamsMismatch,
+                )
+                .into());
             }
             Ok(NavTile::from_data(Arc::clone(t.data())))
         }
@@ -324,7 +406,11 @@ fn resolve(i: usize, entry: &TileEntry<'_>, params: &MeshParams, library: &TileL
 }
 
 /// Stages B to D, then the new state built and stitched on the side.
-fn build(parsed: Parsed<'_>, library: &TileLibrary, old: Option<&MeshState>) -> Result<MeshState, RestoreError> {
+fn build(
+    parsed: Parsed<'_>,
+    library: &TileLibrary,
+    old: Option<&MeshState>,
+) -> Result<MeshState, RestoreError> {
     let params = parsed.params;
     // Stage B, in parallel; the lowest failing slot is reported.
     let tiles: Vec<Option<Result<NavTile, RestoreError>>> = parsed
@@ -333,7 +419,10 @@ fn build(parsed: Parsed<'_>, library: &TileLibrary, old: Option<&MeshState>) -> 
         .enumerate()
         .map(|(i, s)| {
             s.tile.as_ref().map(|e| {
-                let prev = old.and_then(|o| o.slots.get(i)).and_then(|s| s.occupied.as_ref()).map(|o| &o.tile);
+                let prev = old
+                    .and_then(|o| o.slots.get(i))
+                    .and_then(|s| s.occupied.as_ref())
+                    .map(|o| &o.tile);
                 resolve(i, e, &params, library, prev)
             })
         })
@@ -347,25 +436,56 @@ fn build(parsed: Parsed<'_>, library: &TileLibrary, old: Option<&MeshState>) -> 
         let Some(tile) = tile else { continue };
         let np = tile.poly_count();
         if s.edits.len() as u64 > u64::from(np) {
-            return Err(FormatError::new(s.edit_count_at, format!("slot[{i}].edit_count"), R::CountTooLarge { count: s.edits.len() as u64, max: np.into() }).into());
+            return Err(FormatError::new(
+                s.edit_count_at,
+                format!("slot[{i}].edit_count"),
+                R::CountTooLarge {
+                    count: s.edits.len() as u64,
+                    max: np.into(),
+                },
+            )
+            .into());
         }
         for (j, &(p, area, flags, at)) in s.edits.iter().enumerate() {
             let pi = PolyIndex(p);
             let (Some(a0), Some(f0)) = (tile.as_built_area(pi), tile.as_built_flags(pi)) else {
-                return Err(FormatError::new(at, format!("slot[{i}].edit[{j}].polygon"), R::OutOfRange).into());
+                return Err(FormatError::new(
+                    at,
+                    format!("slot[{i}].edit[{j}].polygon"),
+                    R::OutOfRange,
+                )
+                .into());
             };
             if (a0, f0) == (area, flags) {
-                return Err(FormatError::new(at, format!("slot[{i}].edit[{j}]"), R::EditEqualsAsBuilt).into());
+                return Err(FormatError::new(
+                    at,
+                    format!("slot[{i}].edit[{j}]"),
+                    R::EditEqualsAsBuilt,
+                )
+                .into());
             }
             tile.set_area_flags(p, area, flags);
         }
         let nl = tile.link_count();
         if s.disabled.len() as u64 > u64::from(nl) {
-            return Err(FormatError::new(s.disabled_count_at, format!("slot[{i}].disabled_count"), R::CountTooLarge { count: s.disabled.len() as u64, max: nl.into() }).into());
+            return Err(FormatError::new(
+                s.disabled_count_at,
+                format!("slot[{i}].disabled_count"),
+                R::CountTooLarge {
+                    count: s.disabled.len() as u64,
+                    max: nl.into(),
+                },
+            )
+            .into());
         }
         for (j, &(l, at)) in s.disabled.iter().enumerate() {
             if l >= nl {
-                return Err(FormatError::new(at, format!("slot[{i}].disabled[{j}]"), R::OutOfRange).into());
+                return Err(FormatError::new(
+                    at,
+                    format!("slot[{i}].disabled[{j}]"),
+                    R::OutOfRange,
+                )
+                .into());
             }
             tile.set_link_enabled(l, false);
         }
@@ -373,7 +493,9 @@ fn build(parsed: Parsed<'_>, library: &TileLibrary, old: Option<&MeshState>) -> 
     // Stage D: unique positions (a map used for lookup only).
     let mut seen: HashMap<TilePos, usize> = HashMap::with_capacity(slots.len());
     for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter()).enumerate() {
-        let (Some(tile), Some(entry)) = (tile, &s.tile) else { continue };
+        let (Some(tile), Some(entry)) = (tile, &s.tile) else {
+            continue;
+        };
         if seen.insert(tile.pos(), i).is_some() {
             let (at, field) = match entry {
                 TileEntry::Inline { at, .. } => (at + 72, format!("slot[{i}].tile.position")),
@@ -434,7 +556,13 @@ pub(crate) mod tests_support {
                     at += 4;
                 }
             }
-            out.push(SlotLayout { at: start, end: at, kind, edits, disabled });
+            out.push(SlotLayout {
+                at: start,
+                end: at,
+                kind,
+                edits,
+                disabled,
+            });
         }
         out
     }
@@ -446,7 +574,11 @@ pub(crate) mod tests_support {
         let (lr, lf) = (layout(&r), layout(&f));
         let mut out = r[..92].to_vec();
         for i in 0..lr.len() {
-            let src = if inline.contains(&i) { &f[lf[i].at..lf[i].end] } else { &r[lr[i].at..lr[i].end] };
+            let src = if inline.contains(&i) {
+                &f[lf[i].at..lf[i].end]
+            } else {
+                &r[lr[i].at..lr[i].end]
+            };
             out.extend_from_slice(src);
         }
         let body = (out.len() - 88) as u32;

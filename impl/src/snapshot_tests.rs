@@ -4,10 +4,25 @@ use proptest::prelude::*;
 
 use crate::generator::WorldSpec;
 use crate::ids::{PolyIndex, PolyRef, SlotIndex, TilePos};
-use crate::{read_mesh, write_mesh, FormatReason, NavMeshSnapshot, RestoreError, SnapshotMode, TileLibrary, TiledNavMesh};
+use crate::{
+    read_mesh, write_mesh, FormatReason, NavMeshSnapshot, RestoreError, SnapshotMode, TileLibrary,
+    TiledNavMesh,
+};
 
 pub(crate) fn world() -> WorldSpec {
-    WorldSpec { columns: 3, rows: 2, layers: 2, quads: 2, vary_density: true, slope: [0.02, 0.01], bump: 0.2, hole_chance: 20, links_per_tile: 2, area_kinds: 3, ..WorldSpec::default() }
+    WorldSpec {
+        columns: 3,
+        rows: 2,
+        layers: 2,
+        quads: 2,
+        vary_density: true,
+        slope: [0.02, 0.01],
+        bump: 0.2,
+        hole_chance: 20,
+        links_per_tile: 2,
+        area_kinds: 3,
+        ..WorldSpec::default()
+    }
 }
 
 /// A mesh with holes in its slots, generations above 1, edits and switched-off links.
@@ -16,7 +31,10 @@ pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     let tiles = w.tiles();
     let lib = TileLibrary::from_tiles(&tiles);
     let mut m = TiledNavMesh::new(w.params(16));
-    let refs: Vec<_> = tiles.iter().map(|t| m.add_tile(t.clone()).unwrap()).collect();
+    let refs: Vec<_> = tiles
+        .iter()
+        .map(|t| m.add_tile(t.clone()).unwrap())
+        .collect();
     m.remove_tile(refs[1]).unwrap();
     m.remove_tile(refs[4]).unwrap();
     m.add_tile(tiles[4].clone()).unwrap();
@@ -25,9 +43,19 @@ pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     m.set_poly_area(r0.poly(PolyIndex(0)), 17).unwrap();
     m.set_poly_flags(r0.poly(PolyIndex(1)), 0xbeef).unwrap();
     m.set_poly_area(r0.poly(PolyIndex(2)), 5).unwrap();
-    let with_links: Vec<_> = m.tiles().filter(|(_, t)| t.link_count() > 0).map(|(r, _)| r).collect();
-    m.set_off_mesh_link_enabled(with_links[0], 0, false).unwrap();
-    m.set_off_mesh_link_enabled(with_links[1], m.tile(with_links[1]).unwrap().link_count() - 1, false).unwrap();
+    let with_links: Vec<_> = m
+        .tiles()
+        .filter(|(_, t)| t.link_count() > 0)
+        .map(|(r, _)| r)
+        .collect();
+    m.set_off_mesh_link_enabled(with_links[0], 0, false)
+        .unwrap();
+    m.set_off_mesh_link_enabled(
+        with_links[1],
+        m.tile(with_links[1]).unwrap().link_count() - 1,
+        false,
+    )
+    .unwrap();
     (m, lib)
 }
 
@@ -42,7 +70,11 @@ fn mutate(m: &mut TiledNavMesh) {
     m.remove_tile(first).unwrap();
     let (r, _) = m.tiles().nth(2).unwrap();
     m.set_poly_area(r.poly(PolyIndex(0)), 63).unwrap();
-    let _ = m.add_tile(w.tile(TilePos { column: 1, row: 0, layer: 0 }));
+    let _ = m.add_tile(w.tile(TilePos {
+        column: 1,
+        row: 0,
+        layer: 0,
+    }));
 }
 
 #[test]
@@ -68,7 +100,8 @@ fn snapshot_mutate_restore_gives_identical_bytes_in_both_modes() {
 #[test]
 fn full_and_referenced_restore_to_identical_states_and_mixtures_are_read() {
     let (m, lib) = busy_mesh();
-    let full = NavMeshSnapshot::restore(&m.snapshot(SnapshotMode::Full), &TileLibrary::new()).unwrap();
+    let full =
+        NavMeshSnapshot::restore(&m.snapshot(SnapshotMode::Full), &TileLibrary::new()).unwrap();
     let referenced = NavMeshSnapshot::restore(&m.snapshot(SnapshotMode::Referenced), &lib).unwrap();
     assert_eq!(observe(&full), observe(&referenced));
     assert_eq!(observe(&full), observe(&m));
@@ -86,7 +119,14 @@ fn references_current_stale_and_forged_behave_as_before() {
     for s in 0..16u32 {
         for g in 1..4u32 {
             for p in [0u32, 1, 3, 7, 1000] {
-                refs.push(PolyRef::new(crate::Generation::new(g).unwrap(), SlotIndex(s), PolyIndex(p)).raw());
+                refs.push(
+                    PolyRef::new(
+                        crate::Generation::new(g).unwrap(),
+                        SlotIndex(s),
+                        PolyIndex(p),
+                    )
+                    .raw(),
+                );
             }
         }
     }
@@ -106,7 +146,11 @@ fn references_current_stale_and_forged_behave_as_before() {
 #[test]
 fn ownership_edits_never_reach_the_callers_tile_or_other_meshes() {
     let w = world();
-    let tile = w.tile(TilePos { column: 0, row: 0, layer: 0 });
+    let tile = w.tile(TilePos {
+        column: 0,
+        row: 0,
+        layer: 0,
+    });
     let mut a = TiledNavMesh::new(w.params(4));
     let mut b = TiledNavMesh::new(w.params(4));
     let ra = a.add_tile(tile.clone()).unwrap();
@@ -123,7 +167,10 @@ fn ownership_edits_never_reach_the_callers_tile_or_other_meshes() {
     let mut c = TiledNavMesh::new(w.params(4));
     let rc = c.add_tile(taken).unwrap();
     assert_eq!(c.poly_area(rc.poly(PolyIndex(0))), Some(9));
-    assert_eq!(c.snapshot(SnapshotMode::Referenced), a.snapshot(SnapshotMode::Referenced));
+    assert_eq!(
+        c.snapshot(SnapshotMode::Referenced),
+        a.snapshot(SnapshotMode::Referenced)
+    );
     // Replace resets the position's edits to the new tile's values.
     c.replace_tile(tile.clone()).unwrap();
     let (rc2, _) = c.tile_at(tile.pos()).unwrap();
@@ -141,7 +188,11 @@ fn write_mesh_keeps_current_values_as_built_and_drops_switches() {
         assert_eq!(a.areas(), b.areas());
         assert_eq!(a.all_flags(), b.all_flags());
         assert_eq!(b.edited_polys().len(), 0, "current values became as-built");
-        assert_eq!(b.disabled_links().len(), 0, "no link switches in a mesh file");
+        assert_eq!(
+            b.disabled_links().len(),
+            0,
+            "no link switches in a mesh file"
+        );
         assert_eq!(rb.generation().get(), 1);
     }
     assert_eq!(write_mesh(&back), file);
@@ -152,7 +203,12 @@ fn write_mesh_keeps_current_values_as_built_and_drops_switches() {
 
 /// Restores `bytes` in place; on error the mesh must be exactly as before; on success the input
 /// must have been canonical: a re-snapshot in one of the modes gives it back.
-fn check_all_or_nothing(m: &mut TiledNavMesh, lib: &TileLibrary, bytes: &[u8], before: &(Vec<u8>, Vec<Option<crate::TileLinks>>)) -> bool {
+fn check_all_or_nothing(
+    m: &mut TiledNavMesh,
+    lib: &TileLibrary,
+    bytes: &[u8],
+    before: &(Vec<u8>, Vec<Option<crate::TileLinks>>),
+) -> bool {
     match m.restore(bytes, lib) {
         Err(_) => {
             assert_eq!(&observe(m), before, "failed restore changed the mesh");
@@ -161,7 +217,10 @@ fn check_all_or_nothing(m: &mut TiledNavMesh, lib: &TileLibrary, bytes: &[u8], b
         Ok(()) => {
             let full = m.snapshot(SnapshotMode::Full);
             let refd = m.snapshot(SnapshotMode::Referenced);
-            assert!(full == bytes || refd == bytes, "accepted a non-canonical snapshot");
+            assert!(
+                full == bytes || refd == bytes,
+                "accepted a non-canonical snapshot"
+            );
             m.restore(&before.0, &TileLibrary::new()).unwrap();
             false
         }
@@ -185,7 +244,11 @@ fn failed_in_place_restore_leaves_the_mesh_untouched_truncations_and_byte_change
             for cut in 0..snap.len() {
                 assert!(check_all_or_nothing(&mut m, &lib, &snap[..cut], &before));
             }
-            let values: &[u8] = if mode == SnapshotMode::Referenced { &[1, 2, 4, 8, 16, 32, 64, 128, 0xff, 0x7f, 0x55] } else { &[1, 0x80, 0xff] };
+            let values: &[u8] = if mode == SnapshotMode::Referenced {
+                &[1, 2, 4, 8, 16, 32, 64, 128, 0xff, 0x7f, 0x55]
+            } else {
+                &[1, 0x80, 0xff]
+            };
             let mut rejected = 0;
             for i in 0..snap.len() {
                 for &x in values {
@@ -194,7 +257,10 @@ fn failed_in_place_restore_leaves_the_mesh_untouched_truncations_and_byte_change
                     rejected += usize::from(check_all_or_nothing(&mut m, &lib, &bad, &before));
                 }
             }
-            assert!(rejected > snap.len(), "most single-byte changes must be rejected");
+            assert!(
+                rejected > snap.len(),
+                "most single-byte changes must be rejected"
+            );
         }
     }
 }
@@ -230,8 +296,18 @@ fn field_aware_corruptions_are_rejected_with_their_field() {
     expect_err(&set32(88, 17), &lib, "format", "slots.slot_count");
     let occupied = lay.iter().position(|s| s.kind == 2).unwrap();
     let s = &lay[occupied];
-    expect_err(&set32(s.at, 0), &lib, "format", &format!("slot[{occupied}].generation"));
-    expect_err(&set32(s.at, 1 << 24), &lib, "format", &format!("slot[{occupied}].generation"));
+    expect_err(
+        &set32(s.at, 0),
+        &lib,
+        "format",
+        &format!("slot[{occupied}].generation"),
+    );
+    expect_err(
+        &set32(s.at, 1 << 24),
+        &lib,
+        "format",
+        &format!("slot[{occupied}].generation"),
+    );
     let mut b = snap.clone();
     b[s.at + 4] = 3;
     expect_err(&b, &lib, "format", &format!("slot[{occupied}].kind"));
@@ -243,9 +319,20 @@ fn field_aware_corruptions_are_rejected_with_their_field() {
     w2.agent.climb = 0.5;
     let lib2 = TileLibrary::from_tiles(&w2.tiles());
     let mut b = snap.clone();
-    let t = w2.tile(m.tiles().find(|(r, _)| r.slot().0 == occupied as u32).unwrap().1.pos());
+    let t = w2.tile(
+        m.tiles()
+            .find(|(r, _)| r.slot().0 == occupied as u32)
+            .unwrap()
+            .1
+            .pos(),
+    );
     b[s.at + 5..s.at + 37].copy_from_slice(&t.content_id().0);
-    expect_err(&b, &lib2, "fingerprint", &format!("slot[{occupied}].content_id"));
+    expect_err(
+        &b,
+        &lib2,
+        "fingerprint",
+        &format!("slot[{occupied}].content_id"),
+    );
     // Snapshot digest differs from the mesh's: fingerprint for in place.
     let mut b = snap.clone();
     b[44] ^= 1;
@@ -258,15 +345,34 @@ fn field_aware_corruptions_are_rejected_with_their_field() {
     b[at + 4] = 64;
     expect_err(&b, &lib, "format", &format!("slot[{e}].edit[0].area"));
     let mut b = snap.clone();
-    b[at + 4] = m.tiles().find(|(r, _)| r.slot().0 == e as u32).unwrap().1.as_built_area(PolyIndex(0)).unwrap();
-    b[at + 5..at + 7].copy_from_slice(&m.tiles().find(|(r, _)| r.slot().0 == e as u32).unwrap().1.as_built_flags(PolyIndex(0)).unwrap().to_le_bytes());
+    b[at + 4] = m
+        .tiles()
+        .find(|(r, _)| r.slot().0 == e as u32)
+        .unwrap()
+        .1
+        .as_built_area(PolyIndex(0))
+        .unwrap();
+    b[at + 5..at + 7].copy_from_slice(
+        &m.tiles()
+            .find(|(r, _)| r.slot().0 == e as u32)
+            .unwrap()
+            .1
+            .as_built_flags(PolyIndex(0))
+            .unwrap()
+            .to_le_bytes(),
+    );
     expect_err(&b, &lib, "format", &format!("slot[{e}].edit[0]"));
     let Edit { at: at1, .. } = lay[e].edits[1];
     let b = set32(at1, 0);
     expect_err(&b, &lib, "format", &format!("slot[{e}].edit[1].polygon"));
     let Edit { at: last, .. } = *lay[e].edits.last().unwrap();
     let b = set32(last, 1_000_000);
-    expect_err(&b, &lib, "format", &format!("slot[{e}].edit[{}].polygon", lay[e].edits.len() - 1));
+    expect_err(
+        &b,
+        &lib,
+        "format",
+        &format!("slot[{e}].edit[{}].polygon", lay[e].edits.len() - 1),
+    );
     // Link switches out of range.
     let d = lay.iter().position(|s| !s.disabled.is_empty()).unwrap();
     let b = set32(lay[d].disabled[0], 99);
@@ -287,7 +393,12 @@ fn duplicate_positions_are_rejected() {
     let (m, lib) = busy_mesh();
     let snap = m.snapshot(SnapshotMode::Referenced);
     let lay = crate::snapshot::tests_support::layout(&snap);
-    let occ: Vec<usize> = lay.iter().enumerate().filter(|(_, s)| s.kind == 2).map(|(i, _)| i).collect();
+    let occ: Vec<usize> = lay
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind == 2)
+        .map(|(i, _)| i)
+        .collect();
     let mut b = snap.clone();
     let src = lay[occ[0]].at + 5;
     let dst = lay[occ[1]].at + 5;
@@ -296,8 +407,12 @@ fn duplicate_positions_are_rejected() {
     // Slot occ[1] may now carry edits out of range for the copied tile; drop its edits first.
     let err = NavMeshSnapshot::restore(&b, &lib).unwrap_err();
     match err {
-        RestoreError::Format(e) if e.reason == FormatReason::DuplicatePosition => assert_eq!(e.field, format!("slot[{}].content_id", occ[1])),
-        RestoreError::Format(e) => assert!(e.field.starts_with(&format!("slot[{}]", occ[1])), "{e}"),
+        RestoreError::Format(e) if e.reason == FormatReason::DuplicatePosition => {
+            assert_eq!(e.field, format!("slot[{}].content_id", occ[1]))
+        }
+        RestoreError::Format(e) => {
+            assert!(e.field.starts_with(&format!("slot[{}]", occ[1])), "{e}")
+        }
         other => panic!("{other}"),
     }
 }
@@ -305,21 +420,42 @@ fn duplicate_positions_are_rejected() {
 #[test]
 fn bytes_states_and_errors_are_identical_for_every_thread_count() {
     let (m, lib) = busy_mesh();
-    let snaps = [m.snapshot(SnapshotMode::Full), m.snapshot(SnapshotMode::Referenced)];
+    let snaps = [
+        m.snapshot(SnapshotMode::Full),
+        m.snapshot(SnapshotMode::Referenced),
+    ];
     let mut broken = snaps[0].clone();
     let lay = crate::snapshot::tests_support::layout(&broken);
     // Break two inline tiles: the lower slot's error must always win.
-    let occ: Vec<usize> = lay.iter().enumerate().filter(|(_, s)| s.kind == 1).map(|(i, _)| i).collect();
+    let occ: Vec<usize> = lay
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind == 1)
+        .map(|(i, _)| i)
+        .collect();
     for &i in &occ[1..3] {
         broken[lay[i].at + 9] ^= 0xff; // tile magic
     }
     let run = || {
-        let a = NavMeshSnapshot::restore(&snaps[0], &lib).unwrap().snapshot(SnapshotMode::Full);
-        let b = NavMeshSnapshot::restore(&snaps[1], &lib).unwrap().snapshot(SnapshotMode::Referenced);
+        let a = NavMeshSnapshot::restore(&snaps[0], &lib)
+            .unwrap()
+            .snapshot(SnapshotMode::Full);
+        let b = NavMeshSnapshot::restore(&snaps[1], &lib)
+            .unwrap()
+            .snapshot(SnapshotMode::Referenced);
         let e = NavMeshSnapshot::restore(&broken, &lib).unwrap_err();
         (a, b, e)
     };
-    let results: Vec<_> = [1, 2, 4, 8].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(run)).collect();
+    let results: Vec<_> = [1, 2, 4, 8]
+        .iter()
+        .map(|&n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+                .install(run)
+        })
+        .collect();
     for r in &results[1..] {
         assert_eq!(r, &results[0]);
     }
@@ -367,11 +503,17 @@ fn apply(m: &mut TiledNavMesh, lib: &TileLibrary, o: &Op) -> String {
         },
         Op::Replace(i) => format!("{:?}", m.replace_tile(w.tile(pos[i % pos.len()]))),
         Op::Area(i, p, a) => match tref(m, *i) {
-            Some(r) => format!("{:?}", m.set_poly_area(r.poly(PolyIndex(u32::from(*p))), *a)),
+            Some(r) => format!(
+                "{:?}",
+                m.set_poly_area(r.poly(PolyIndex(u32::from(*p))), *a)
+            ),
             None => "none".into(),
         },
         Op::Flags(i, p, f) => match tref(m, *i) {
-            Some(r) => format!("{:?}", m.set_poly_flags(r.poly(PolyIndex(u32::from(*p))), *f)),
+            Some(r) => format!(
+                "{:?}",
+                m.set_poly_flags(r.poly(PolyIndex(u32::from(*p))), *f)
+            ),
             None => "none".into(),
         },
         Op::Switch(i, l, e) => match tref(m, *i) {
@@ -379,7 +521,11 @@ fn apply(m: &mut TiledNavMesh, lib: &TileLibrary, o: &Op) -> String {
             None => "none".into(),
         },
         Op::Excursion(referenced, new_mesh, ops) => {
-            let mode = if *referenced { SnapshotMode::Referenced } else { SnapshotMode::Full };
+            let mode = if *referenced {
+                SnapshotMode::Referenced
+            } else {
+                SnapshotMode::Full
+            };
             let snap = m.snapshot(mode);
             for o in ops {
                 apply(m, lib, o);

@@ -1,0 +1,4 @@
+//! onav-harness: the conformance and determinism harness behind the `onav` binary.
+#![forbid(unsafe_code)]
+
+pub mod protocol;

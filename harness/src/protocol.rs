@@ -1,0 +1,243 @@
+//! The testee protocol (`spec/conformance.md` §4), version 1: frames of a u32 little-endian
+//! length then UTF-8 JSON. Requests carry `"op"`; bytes are base64; u64 references are `"0x…"`
+//! with 16 hex digits; floats are JSON numbers that round-trip exactly; mesh handles are opaque
+//! JSON values passed back unchanged.
+//!
+//! The same `Request` / `Reply` values drive the in-process reference and an external testee, so
+//! the runner has one code path.
+
+use std::io::{Read, Write};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Protocol version spoken by this runner.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Largest frame accepted (64 MiB): a bound against a hostile peer.
+pub const MAX_FRAME: u32 = 64 << 20;
+
+/// One request. Field names are the wire names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[allow(missing_docs)]
+pub enum Request {
+    Hello {
+        protocol: u32,
+    },
+    NewMesh {
+        params: String,
+    },
+    AddTile {
+        mesh: Value,
+        tile: String,
+    },
+    RemoveTile {
+        mesh: Value,
+        tile_ref: String,
+    },
+    ReplaceTile {
+        mesh: Value,
+        tile: String,
+    },
+    SetPolyArea {
+        mesh: Value,
+        poly_ref: String,
+        area: u8,
+    },
+    SetPolyFlags {
+        mesh: Value,
+        poly_ref: String,
+        flags: u16,
+    },
+    GetPoly {
+        mesh: Value,
+        poly_ref: String,
+    },
+    SetLinkEnabled {
+        mesh: Value,
+        tile_ref: String,
+        link: u32,
+        enabled: bool,
+    },
+    IsValidRef {
+        mesh: Value,
+        poly_ref: String,
+    },
+    Snapshot {
+        mesh: Value,
+        mode: String,
+    },
+    Restore {
+        bytes: String,
+        library: Vec<String>,
+    },
+    RestoreInto {
+        mesh: Value,
+        bytes: String,
+        library: Vec<String>,
+    },
+    WriteMesh {
+        mesh: Value,
+    },
+    ReadMesh {
+        bytes: String,
+    },
+    TileRoundtrip {
+        tile: String,
+    },
+    ContentId {
+        tile: String,
+    },
+    /// Query ops carry their own argument object (`spec/conformance.md` §4.5).
+    FindNearestPoly {
+        mesh: Value,
+        args: Value,
+    },
+    FindPath {
+        mesh: Value,
+        args: Value,
+    },
+    FindStraightPath {
+        mesh: Value,
+        args: Value,
+    },
+    Raycast {
+        mesh: Value,
+        args: Value,
+    },
+    Drop {
+        mesh: Value,
+    },
+    Bye {},
+}
+
+impl Request {
+    /// The op name on the wire.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Request::Hello { .. } => "hello",
+            Request::NewMesh { .. } => "new_mesh",
+            Request::AddTile { .. } => "add_tile",
+            Request::RemoveTile { .. } => "remove_tile",
+            Request::ReplaceTile { .. } => "replace_tile",
+            Request::SetPolyArea { .. } => "set_poly_area",
+            Request::SetPolyFlags { .. } => "set_poly_flags",
+            Request::GetPoly { .. } => "get_poly",
+            Request::SetLinkEnabled { .. } => "set_link_enabled",
+            Request::IsValidRef { .. } => "is_valid_ref",
+            Request::Snapshot { .. } => "snapshot",
+            Request::Restore { .. } => "restore",
+            Request::RestoreInto { .. } => "restore_into",
+            Request::WriteMesh { .. } => "write_mesh",
+            Request::ReadMesh { .. } => "read_mesh",
+            Request::TileRoundtrip { .. } => "tile_roundtrip",
+            Request::ContentId { .. } => "content_id",
+            Request::FindNearestPoly { .. } => "find_nearest_poly",
+            Request::FindPath { .. } => "find_path",
+            Request::FindStraightPath { .. } => "find_straight_path",
+            Request::Raycast { .. } => "raycast",
+            Request::Drop { .. } => "drop",
+            Request::Bye {} => "bye",
+        }
+    }
+}
+
+/// A reply. `Ok` carries op-specific fields (`mesh`, `tile_ref`, `bytes`, `area`, `flags`,
+/// `valid`, `id`, `impl`, `ops`, `features`, query results) flattened beside `"result":"ok"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum Reply {
+    Ok {
+        #[serde(flatten)]
+        fields: serde_json::Map<String, Value>,
+    },
+    Rejected {
+        class: String,
+        field: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<u64>,
+        #[serde(default)]
+        message: String,
+    },
+    Unsupported {},
+    Error {
+        message: String,
+    },
+}
+
+impl Reply {
+    /// An ok reply with these fields.
+    pub fn ok(fields: impl IntoIterator<Item = (&'static str, Value)>) -> Self {
+        Reply::Ok {
+            fields: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        }
+    }
+
+    /// A rejection from a restore or read error.
+    pub fn rejected(e: &onav::RestoreError) -> Self {
+        Reply::Rejected {
+            class: e.class().into(),
+            field: e.field().into(),
+            offset: e.offset(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Why a backend could not answer at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackendFailure {
+    /// The testee exited, or sent a malformed frame.
+    Crash(String),
+    /// The testee did not answer in time.
+    Timeout,
+}
+
+/// Something that answers requests: the in-process reference, or a testee subprocess.
+pub trait Backend {
+    /// Answers one request.
+    fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure>;
+}
+
+/// `0x` and 16 lowercase hex digits.
+pub fn ref_to_hex(v: u64) -> String {
+    format!("0x{v:016x}")
+}
+
+/// Parses `0x` and 1 to 16 hex digits.
+pub fn ref_from_hex(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x")?;
+    if h.is_empty() || h.len() > 16 {
+        return None;
+    }
+    u64::from_str_radix(h, 16).ok()
+}
+
+/// Writes one frame.
+pub fn write_frame(w: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
+    let n = u32::try_from(json.len()).map_err(|_| std::io::Error::other("frame too large"))?;
+    w.write_all(&n.to_le_bytes())?;
+    w.write_all(json)?;
+    w.flush()
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of stream.
+pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let n = u32::from_le_bytes(len);
+    if n > MAX_FRAME {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("frame of {n} bytes exceeds {MAX_FRAME}"),
+        ));
+    }
+    let mut buf = vec![0u8; n as usize];
+    r.read_exact(&mut buf)?;
+    Ok(Some(buf))
+}
