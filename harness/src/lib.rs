@@ -2,4 +2,8 @@
 #![forbid(unsafe_code)]
 
 pub mod decode;
+pub mod exec;
+pub mod patch;
 pub mod protocol;
+pub mod reference;
+pub mod scenario;
