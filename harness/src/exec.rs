@@ -470,9 +470,12 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// The mesh a step acts on (or makes, for `restore` and `read_mesh`).
     fn mesh_of(step: &Step, over: Option<&str>) -> Option<String> {
         match step {
             Step::RestoreInto(r) => Some(r.mesh.clone()),
+            Step::Restore(r) => Some(r.name.clone()),
+            Step::ReadMesh(r) => Some(r.name.clone()),
             _ => step
                 .mesh_key()
                 .and_then(|m| m.clone().or(over.map(str::to_owned))),
@@ -591,8 +594,8 @@ impl Exec<'_> {
     /// A request step.
     fn op(&mut self, step: &Step, mesh_name: Option<String>) -> R<Done> {
         let handle = match &mesh_name {
-            Some(m) => Some(self.mesh(m)?),
-            None => None,
+            Some(m) if !matches!(step, Step::Restore(_) | Step::ReadMesh(_)) => Some(self.mesh(m)?),
+            _ => None,
         };
         let mesh = || -> R<Value> {
             match &handle {
@@ -1046,10 +1049,12 @@ pub fn hello(backend: &mut dyn Backend) -> Result<Vec<String>, (Status, String)>
     }
 }
 
-/// The scenario with every corruption removed: patches keep no edit and raw tiles no edit.
-/// `None` when it has neither. Used to show that each `n_` case fails without its corruption.
+/// The scenario without its corruptions: every patch keeps no edit; a scenario without patches
+/// loses its raw tile edits instead. `None` when it has neither. Used to show that each `n_` case
+/// fails without its corruption.
 pub fn without_corruptions(s: &Scenario) -> Option<Scenario> {
     let mut out = s.clone();
+    let has_patch = s.steps.iter().any(|st| matches!(st, Step::Patch(_)));
     let mut any = false;
     for st in &mut out.steps {
         match st {
@@ -1057,7 +1062,7 @@ pub fn without_corruptions(s: &Scenario) -> Option<Scenario> {
                 any = true;
                 p.edits.clear();
             }
-            Step::RawTile(r) => {
+            Step::RawTile(r) if !has_patch => {
                 any = true;
                 r.edits.clear();
             }

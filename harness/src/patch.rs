@@ -155,7 +155,11 @@ pub fn field_equals(f: &Field, bytes: &[u8], text: &str) -> Result<bool, String>
     Ok(bytes.get(at..at + f.size as usize) == Some(&want[..]))
 }
 
-fn set(bytes: &[u8], s: &SetEdit) -> Result<LowEdit, String> {
+fn set(
+    bytes: &[u8],
+    s: &SetEdit,
+    blob: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Result<LowEdit, String> {
     if let Some(off) = s.offset {
         return Ok(LowEdit::Set {
             offset: off,
@@ -165,6 +169,16 @@ fn set(bytes: &[u8], s: &SetEdit) -> Result<LowEdit, String> {
     let f = find(bytes, s.field.as_deref().unwrap_or(""))?;
     let new = if let Some(h) = &s.hex {
         parse_hex(h)?
+    } else if let Some(b) = &s.sha256_of {
+        let src = blob(b).ok_or_else(|| format!("no bytes named {b:?}"))?;
+        if f.size != 32 {
+            return Err(format!(
+                "sha256_of needs a 32-byte field; {} has {}",
+                f.path, f.size
+            ));
+        }
+        use sha2::Digest;
+        sha2::Sha256::digest(&src).to_vec()
     } else if let Some(v) = &s.value {
         encode_value(&f, v)?
     } else {
@@ -194,7 +208,21 @@ fn splice(
         let f = find(bytes, p)?;
         (f.offset, f.size)
     } else if let Some(p) = &s.before {
-        (find(bytes, p)?.offset, 0)
+        let start = find(bytes, p)?.offset;
+        match &s.until {
+            Some(u) => {
+                let end = if u == "end" {
+                    bytes.len() as u64
+                } else {
+                    find(bytes, u)?.offset
+                };
+                if end < start {
+                    return Err(format!("{u} comes before {p}"));
+                }
+                (start, end - start)
+            }
+            None => (start, 0),
+        }
     } else if let Some(p) = &s.after {
         let f = find(bytes, p)?;
         (f.offset + f.size, 0)
@@ -226,7 +254,7 @@ pub fn lower(
     blob: &dyn Fn(&str) -> Option<Vec<u8>>,
 ) -> Result<LowEdit, String> {
     Ok(match e {
-        PatchEdit::Set(s) => set(bytes, s)?,
+        PatchEdit::Set(s) => set(bytes, s, blob)?,
         PatchEdit::Flip(fl) => {
             let (offset, size) = match (&fl.field, fl.offset) {
                 (Some(p), _) => {

@@ -531,6 +531,9 @@ pub struct SetEdit {
     /// Raw bytes written at the field or offset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hex: Option<String>,
+    /// The SHA-256 of these named bytes (a content id), written into a 32-byte field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256_of: Option<String>,
 }
 
 /// `flip`: one bit of a field (bit 0 = least significant bit of its first byte) or of a byte.
@@ -568,8 +571,9 @@ pub struct CopyEdit {
 }
 
 /// `splice`: replaces a range with new bytes. The range is a field (`field`), an empty range
-/// before or after a field (`before`, `after`), or `offset` with `remove` bytes. The new bytes
-/// are `hex` or a named blob (`blob`), optionally preceded by their u32 length.
+/// before or after a field (`before`, `after`), or `offset` with `remove` bytes; with `until`, it
+/// extends from its start to the start of that field (`end`: to the end of the bytes). The new bytes are `hex` or a named blob
+/// (`blob`), optionally preceded by their u32 length.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -584,6 +588,8 @@ pub struct SpliceEdit {
     pub offset: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remove: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1153,9 +1159,10 @@ pub fn check(id: &str, s: &Scenario) -> Result<(), String> {
         Class::Reject if stats.errors == 0 => {
             Err("an n_ scenario needs an expect with an error class and field".into())
         }
-        Class::ImplementationDefined if stats.any == 0 => {
-            Err("an i_ scenario needs an expect with outcome: any".into())
-        }
+        Class::ImplementationDefined if stats.any == 0 => Err(
+            "an i_ scenario needs an expect with outcome: any or outcome: rejected (no class or field)"
+                .into(),
+        ),
         _ => Ok(()),
     }
 }
@@ -1231,8 +1238,13 @@ fn check_steps(
             }
             if e.state.is_some() || e.same_state.is_some() {
                 implied.insert("links");
-                let has_mesh = prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
-                if !has_mesh {
+                let acts_on_mesh =
+                    prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
+                let makes_mesh = matches!(prev, Step::Restore(_) | Step::ReadMesh(_));
+                if e.state.is_some() && !acts_on_mesh {
+                    return Err(at(format!("{} has no mesh state before it", prev.key())));
+                }
+                if !acts_on_mesh && !makes_mesh {
                     return Err(at(format!("{} has no mesh to compare", prev.key())));
                 }
             }
@@ -1274,7 +1286,7 @@ fn check_steps(
             if e.admits_rejection() {
                 stats.rejections += 1;
             }
-            if e.outcome == Some(OutcomeKind::Any) {
+            if e.error.is_none() && e.outcome.is_some_and(|o| o != OutcomeKind::Ok) {
                 stats.any += 1;
             }
             continue;
@@ -1485,6 +1497,9 @@ fn check_patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), String> {
             )?;
             if s.remove.is_some() && s.offset.is_none() {
                 return Err("splice: remove goes with offset".into());
+            }
+            if s.until.is_some() && (s.offset.is_some() || s.after.is_some() || s.field.is_some()) {
+                return Err("splice: until goes with before".into());
             }
             one(
                 usize::from(s.hex.is_some()) + usize::from(s.blob.is_some()),
