@@ -1463,9 +1463,13 @@ fn check_patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), String> {
             one(
                 usize::from(s.value.is_some())
                     + usize::from(s.add.is_some())
-                    + usize::from(s.hex.is_some()),
-                "set: value, add or hex",
+                    + usize::from(s.hex.is_some())
+                    + usize::from(s.sha256_of.is_some()),
+                "set: value, add, hex or sha256_of",
             )?;
+            if let Some(b) = &s.sha256_of {
+                scope.want(b, Kind::Bytes)?;
+            }
             if s.offset.is_some() && s.hex.is_none() {
                 return Err("set at an offset takes hex".into());
             }
