@@ -527,6 +527,7 @@ pub fn compile(root: &Path, out: &Path) -> i32 {
         cases.push(json!({
             "id": c.id,
             "title": c.scenario.title,
+            "notes": c.scenario.notes,
             "class": c.scenario.class,
             "spec": c.scenario.spec,
             "features": c.scenario.features,

@@ -32,11 +32,8 @@ pub enum LowEdit {
         /// Bytes kept.
         keep: u64,
     },
-    /// Append bytes.
-    Append {
-        /// The bytes.
-        hex: String,
-    },
+    /// Append bytes (hex).
+    Append(String),
 }
 
 impl LowEdit {
@@ -74,7 +71,7 @@ impl LowEdit {
                 }
                 b.truncate(*keep as usize);
             }
-            LowEdit::Append { hex } => b.extend(hexb(hex)?),
+            LowEdit::Append(hex) => b.extend(hexb(hex)?),
         }
         Ok(())
     }
@@ -287,9 +284,7 @@ pub fn lower(
             };
             LowEdit::Truncate { keep }
         }
-        PatchEdit::Append(h) => LowEdit::Append {
-            hex: hex(&parse_hex(h)?),
-        },
+        PatchEdit::Append(h) => LowEdit::Append(hex(&parse_hex(h)?)),
         PatchEdit::Copy(c) => {
             let from = find(bytes, &c.from)?;
             let to = find(bytes, &c.to)?;

@@ -290,13 +290,30 @@ pub struct TilesStep {
     pub names: Vec<String>,
 }
 
-/// `bytes`: inline bytes written as commented hex chunks.
+/// `bytes`: inline bytes written as commented hex chunks, or read from a file (relative to the
+/// scenario's folder; in a compiled suite, to its `bytes/` folder).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct BytesStep {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// One expected byte run of an output (the compiled form of `fields`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BytesAt {
+    /// Absolute offset.
+    pub offset: u64,
+    /// The bytes expected there.
     pub hex: String,
+    /// The field path, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
 }
 
 /// One edit of a tile as plain data (`raw_tile`). The result is written without any check.
@@ -338,14 +355,19 @@ pub struct RawTileStep {
 }
 
 /// `new_mesh`: a mesh with `world`'s parameters and `slots` slots; `origin`, `tile_size` and
-/// `digest_of` (another world) override parts of the parameter block.
+/// `digest_of` (another world) override parts of the parameter block. Or `params`: the 68-byte
+/// parameter block itself, in hex (the compiled form).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct NewMeshStep {
     pub name: String,
-    pub world: String,
-    pub slots: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<[Exact; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -697,6 +719,12 @@ pub struct Expect {
     /// The output has this many bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
+    /// The output's SHA-256 (64 hex digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// The output holds these bytes at these offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_at: Option<Vec<BytesAt>>,
     /// `is_valid_ref` answered this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid: Option<bool>,
@@ -836,6 +864,8 @@ pub struct Case {
     pub area: String,
     /// The parsed file.
     pub scenario: Scenario,
+    /// Where `bytes: {file}` paths start (the file's folder).
+    pub dir: std::path::PathBuf,
 }
 
 /// A load error: which file and why.
@@ -864,6 +894,7 @@ pub fn load_str(id: &str, text: &str) -> Result<Case, String> {
         id: id.to_owned(),
         area,
         scenario,
+        dir: std::path::PathBuf::from("."),
     })
 }
 
@@ -883,7 +914,33 @@ pub fn load_file(root: &Path, path: &Path) -> Result<Case, LoadError> {
         .collect::<Vec<_>>()
         .join("/");
     let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    load_str(&id, &text).map_err(err)
+    let mut c = load_str(&id, &text).map_err(err)?;
+    c.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    Ok(c)
+}
+
+/// Loads a suite written by `onav compile`: its cases, with `bytes: {file}` paths below
+/// `dir/bytes`. Every case passes the same load-time checks as a YAML file.
+pub fn load_compiled(dir: &Path) -> Result<Vec<Case>, String> {
+    let path = dir.join("suite.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for c in doc["cases"].as_array().into_iter().flatten() {
+        let mut c = c.clone();
+        let id = c["id"].as_str().unwrap_or_default().to_owned();
+        c["schema"] = serde_json::json!(doc["schema"]);
+        let scenario: Scenario = serde_json::from_value(c).map_err(|e| format!("{id}: {e}"))?;
+        check(&id, &scenario).map_err(|e| format!("{id}: {e}"))?;
+        out.push(Case {
+            area: id.split('/').next().unwrap_or("").to_owned(),
+            id,
+            scenario,
+            dir: dir.join("bytes"),
+        });
+    }
+    Ok(out)
 }
 
 /// Every `*.yaml` file below `dir`, sorted.
@@ -1275,6 +1332,14 @@ fn check_steps(
                     return Err(at(format!("golden label {g:?} used twice")));
                 }
             }
+            if let Some(h) = &e.sha256 {
+                if h.len() != 64 || parse_hex(h).is_err() {
+                    return Err(at("sha256 is 64 hex digits".into()));
+                }
+            }
+            for b in e.bytes_at.iter().flatten() {
+                parse_hex(&b.hex).map_err(at)?;
+            }
             if let Some(id) = &e.id {
                 if id != "sha256" && (id.len() != 64 || parse_hex(id).is_err()) {
                     return Err(at("id is 64 hex digits or sha256".into()));
@@ -1334,7 +1399,19 @@ fn check_step(
             }
         }
         Step::Bytes(b) => {
-            parse_hex(&b.hex)?;
+            match (&b.hex, &b.file) {
+                (Some(h), None) => {
+                    parse_hex(h)?;
+                }
+                (None, Some(f)) => {
+                    if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
+                        return Err(format!(
+                            "file {f:?}: a relative path below the folder, without '..'"
+                        ));
+                    }
+                }
+                _ => return Err("bytes: give hex or file".into()),
+            }
             scope.def(&b.name, Kind::Bytes)?;
         }
         Step::RawTile(r) => {
@@ -1352,7 +1429,22 @@ fn check_step(
         }
         Step::NewMesh(n) => {
             implied.insert("navmesh");
-            scope.want(&n.world, Kind::World)?;
+            match (&n.world, n.slots, &n.params) {
+                (Some(w), Some(_), None) => scope.want(w, Kind::World)?,
+                (None, None, Some(p))
+                    if n.origin.is_none() && n.tile_size.is_none() && n.digest_of.is_none() =>
+                {
+                    if parse_hex(p)?.len() != 68 {
+                        return Err("params is the 68-byte parameter block".into());
+                    }
+                }
+                _ => {
+                    return Err(
+                        "new_mesh takes world and slots (with optional overrides), or params"
+                            .into(),
+                    )
+                }
+            }
             if let Some(d) = &n.digest_of {
                 scope.want(d, Kind::World)?;
             }

@@ -1,0 +1,248 @@
+//! The conformance suite run in process: every scenario passes at several thread counts with its
+//! goldens; every `n_` scenario with a patch fails once its patch is removed; the golden checks
+//! catch stale, pending, orphaned and damaged goldens; the compiled suite replays; the thread
+//! matrix agrees with the manifest.
+
+use std::path::{Path, PathBuf};
+
+use onav_harness::commands;
+use onav_harness::exec::{run_scenario_in, without_corruptions, Status};
+use onav_harness::golden::{Manifest, Store};
+use onav_harness::reference::Reference;
+use onav_harness::scenario::{self, Class, Step};
+use onav_harness::suite::{self, Target};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fresh folder below the system temp folder, removed when dropped.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("onav-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Temp(p)
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+#[test]
+fn whole_suite_passes_in_process_at_several_thread_counts() {
+    let s = suite::load(&root(), &[], None);
+    assert!(s.load_errors.is_empty(), "{:?}", s.load_errors);
+    assert!(s.cases.len() >= 100, "{} cases", s.cases.len());
+    let mut results = suite::run_cases(&s.cases, &[1, 2, 3], Target::Reference, false).unwrap();
+    let orphans = suite::check_goldens(&s.root, &s.cases, &mut results, true).unwrap();
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.status != Status::Pass)
+        .map(|r| format!("{} [{}]: {}", r.id, r.status.name(), r.message))
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(orphans.is_empty(), "{orphans:?}");
+    for area in ["tile", "navmesh", "snapshot", "meshfile"] {
+        assert!(
+            s.cases.iter().any(|c| c.area == area),
+            "no {area} scenarios"
+        );
+    }
+}
+
+#[test]
+fn every_reject_case_with_a_patch_fails_without_it() {
+    let s = suite::load(&root(), &[], None);
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for c in &s.cases {
+        if c.scenario.class != Class::Reject
+            || !c
+                .scenario
+                .steps
+                .iter()
+                .any(|st| matches!(st, Step::Patch(_)))
+        {
+            continue;
+        }
+        let stripped = without_corruptions(&c.scenario).expect("has a patch");
+        let r = run_scenario_in(&c.id, &stripped, &mut Reference::new(), &c.dir);
+        checked += 1;
+        if r.status() != Status::Fail || !r.message().contains("accepted; expected a rejection") {
+            wrong.push(format!("{} [{}]: {}", c.id, r.status().name(), r.message()));
+        }
+    }
+    assert!(checked >= 80, "only {checked} n_ cases with a patch");
+    assert!(
+        wrong.is_empty(),
+        "these n_ cases do not fail for want of their rejection without their patch:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
+    let t = Temp::new("golden");
+    copy_dir(&root().join("golden"), &t.0.join("golden"));
+    let mut s = suite::load(&root(), &[], None);
+    s.cases.retain(|c| !suite::declared_goldens(c).is_empty());
+    assert!(s.cases.len() >= 4);
+    let fresh = suite::run_cases(&s.cases, &[1], Target::Reference, false).unwrap();
+    let check = |root: &Path| {
+        let mut r = fresh.clone();
+        let orphans = suite::check_goldens(root, &s.cases, &mut r, true).unwrap();
+        let msgs: Vec<String> = r
+            .iter()
+            .filter(|r| r.status != Status::Pass)
+            .map(|r| r.message.clone())
+            .collect();
+        (msgs, orphans)
+    };
+    assert_eq!(check(&t.0), (vec![], vec![]));
+
+    let store = Store::at(&t.0);
+    let manifest = Manifest::read(&store.manifest_path()).unwrap();
+    let key = manifest.entries.keys().next().unwrap().clone();
+    // Damaged bytes file.
+    let path = store.bytes_path(&key);
+    let good = std::fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    bad[10] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    assert!(check(&t.0)
+        .0
+        .iter()
+        .any(|m| m.contains("does not match the manifest")));
+    std::fs::write(&path, &good).unwrap();
+    // Stale manifest entry.
+    let mut m = manifest.clone();
+    m.entries.get_mut(&key).unwrap().sha256 = "0".repeat(64);
+    std::fs::write(store.manifest_path(), m.render()).unwrap();
+    assert!(check(&t.0).0.iter().any(|m| m.starts_with("stale golden")));
+    // Pending: the entry is missing.
+    let mut m = manifest.clone();
+    m.entries.remove(&key);
+    std::fs::write(store.manifest_path(), m.render()).unwrap();
+    let (msgs, orphans) = check(&t.0);
+    assert!(msgs.iter().any(|m| m.starts_with("pending golden")));
+    assert!(orphans
+        .iter()
+        .any(|o| o.contains("orphaned golden bytes file")));
+    // Orphaned entry.
+    let mut m = manifest.clone();
+    m.entries.insert(
+        "nowhere/y_gone/x".into(),
+        onav_harness::golden::Entry::of(b"x"),
+    );
+    std::fs::write(store.manifest_path(), m.render()).unwrap();
+    assert!(check(&t.0).1.iter().any(|o| o.contains("nowhere/y_gone/x")));
+    // Unsorted manifests are refused.
+    let mut lines: Vec<String> = manifest.render().lines().map(str::to_owned).collect();
+    lines.reverse();
+    std::fs::write(store.manifest_path(), lines.join("\n") + "\n").unwrap();
+    assert!(suite::check_goldens(&t.0, &s.cases, &mut fresh.clone(), true).is_err());
+}
+
+#[test]
+fn bless_refuses_in_ci() {
+    std::env::set_var("CI", "true");
+    assert_eq!(commands::bless(&root(), None), commands::USAGE);
+}
+
+#[test]
+fn compiled_suite_replays_against_the_reference() {
+    let t = Temp::new("compiled");
+    assert_eq!(commands::compile(&root(), &t.0), commands::OK);
+    let cases = scenario::load_compiled(&t.0).unwrap();
+    let yaml = suite::load(&root(), &[], None);
+    assert_eq!(cases.len(), yaml.cases.len());
+    // Only byte-level forms remain: no generator, no raw tile edit, no field path.
+    for c in &cases {
+        for st in &c.scenario.steps {
+            let bad = match st {
+                Step::World(_) | Step::Tile(_) | Step::Tiles(_) | Step::RawTile(_) => true,
+                Step::Expect(e) => e.fields.is_some(),
+                Step::NewMesh(n) => n.world.is_some(),
+                Step::Patch(p) => p.edits.iter().any(|e| {
+                    !matches!(
+                        e,
+                        scenario::PatchEdit::Set(scenario::SetEdit {
+                            offset: Some(_),
+                            hex: Some(_),
+                            ..
+                        }) | scenario::PatchEdit::Splice(_)
+                            | scenario::PatchEdit::Truncate(_)
+                            | scenario::PatchEdit::Append(_)
+                    )
+                }),
+                _ => false,
+            };
+            assert!(!bad, "{}: {} is not in compiled form", c.id, st.key());
+        }
+    }
+    let results = suite::run_cases(&cases, &[1], Target::Reference, false).unwrap();
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.status != Status::Pass)
+        .map(|r| format!("{}: {}", r.id, r.message))
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    // Compiled goldens are the manifest's.
+    let manifest = Manifest::read(&Store::at(&root()).manifest_path()).unwrap();
+    for (k, e) in &manifest.entries {
+        let b = std::fs::read(t.0.join("golden").join(format!("{k}.bin"))).unwrap();
+        assert_eq!(&onav_harness::golden::Entry::of(&b), e, "{k}");
+    }
+}
+
+#[test]
+fn thread_matrix_agrees_with_itself_and_the_goldens() {
+    let t = Temp::new("matrix");
+    let out = t.0.join("matrix.json");
+    assert_eq!(
+        commands::matrix(&root(), Some(&[1, 2]), Some(&out)),
+        commands::OK
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["jobs"].as_array().unwrap().len(), 2);
+    assert!(doc["environment"]["pointer_width"].is_number());
+    let golden = Store::at(&root()).manifest_path();
+    assert_eq!(
+        commands::matrix_compare(std::slice::from_ref(&out), Some(&golden)),
+        commands::OK
+    );
+    // A job that disagrees is found, and the splitting axis named.
+    let mut other = doc.clone();
+    other["environment"]["os"] = serde_json::json!("elsewhere");
+    for j in other["jobs"].as_array_mut().unwrap() {
+        let cases = j["cases"].as_object_mut().unwrap();
+        let first = cases.keys().next().unwrap().clone();
+        cases[&first]["sha256"] = serde_json::json!("f".repeat(64));
+    }
+    let other_path = t.0.join("other.json");
+    std::fs::write(&other_path, other.to_string()).unwrap();
+    assert_eq!(
+        commands::matrix_compare(&[out, other_path], None),
+        commands::FAILED
+    );
+}
