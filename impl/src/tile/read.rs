@@ -244,14 +244,14 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     r.finish("end")?;
 
     // Stage 2.
-    check_symmetry(&polys, base + polys_at as u64)?;
+    check_symmetry(&polys, polys_at)?;
     check_detail(
         &polys,
         &vertices,
         &detail_meshes,
         &detail_vertices,
         &detail_tris,
-        base + tris_at as u64,
+        tris_at,
     )?;
 
     let bytes: Arc<[u8]> = Arc::from(bytes);
