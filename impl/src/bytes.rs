@@ -177,11 +177,10 @@ impl<'a> Reader<'a> {
             return self.array::<4>(field).map(u32::from_le_bytes);
         };
         let n = u32::from_le_bytes(a);
-        let by_bytes = if min_elem == 0 {
-            u64::MAX
-        } else {
-            (self.remaining() / min_elem) as u64
-        };
+        let by_bytes = self
+            .remaining()
+            .checked_div(min_elem)
+            .map_or(u64::MAX, |q| q as u64);
         let limit = u64::from(max).min(by_bytes);
         if u64::from(n) > limit {
             return Err(self.error_at(
