@@ -342,6 +342,23 @@ fn read_poly(
             ));
         }
     }
+    // T12, continued: with five or six vertices every turn can be to the left while the polygon
+    // winds twice (a pentagram), so every vertex must also lie strictly left of every edge.
+    for k in 0..n {
+        let (a, b) = (
+            &vertices[idx[k] as usize],
+            &vertices[idx[(k + 1) % n] as usize],
+        );
+        for j in (0..n).filter(|&j| j != k && j != (k + 1) % n) {
+            if orient(a, b, &vertices[idx[j] as usize]) <= 0.0 {
+                return Err(r.error_at(
+                    verts_at + 4 * j as u64,
+                    || format!("polygon[{i}].vertex[{j}]"),
+                    R::NotConvex,
+                ));
+            }
+        }
+    }
     for k in 0..MAX_VERTS_PER_POLY {
         let at = r.offset();
         let code = r.u32(|| format!("polygon[{i}].neighbour[{k}]"))?;

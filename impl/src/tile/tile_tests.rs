@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::{AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, Polygon, RawTile};
 use crate::error::{FormatError, FormatReason as R};
-use crate::geom::Vec3;
+use crate::geom::{orient, Vec3};
 use crate::ids::{PolyIndex, Side, TilePos};
 use crate::limits::{MAX_DETAIL_TRIS, MAX_DETAIL_VERTS, MAX_POLYS, MAX_VERTS};
 use crate::params::{Grid, SettingsDigest};
@@ -203,6 +203,31 @@ fn get_u32(b: &[u8], at: u64) -> u32 {
 fn get_f64(b: &[u8], at: u64) -> f64 {
     let at = at as usize;
     f64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// A tile holding one ground polygon over `verts` (all walls, fan detail, area 0, flags 0) in the
+/// fixture's cell with the given tile size. Its polygon record starts at `132 + 24·V`.
+fn single_poly(tile_size: f64, verts: &[Vec3]) -> RawTile {
+    let n = verts.len();
+    let mut p = Polygon {
+        vertex_count: n as u8,
+        ..Polygon::default()
+    };
+    for (k, slot) in p.vertices.iter_mut().take(n).enumerate() {
+        *slot = k as u32;
+    }
+    let mut t = fixture();
+    t.grid.tile_size = tile_size;
+    t.vertices = verts.to_vec();
+    t.polys = vec![p];
+    t.links.clear();
+    t.detail_meshes.clear();
+    t.detail_vertices.clear();
+    t.detail_tris.clear();
+    t.areas = vec![0];
+    t.flags = vec![0];
+    t.fan_detail();
+    t
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -774,6 +799,66 @@ fn t13_border_edges_may_be_walls() {
         }
     });
     assert!(t.build().is_ok());
+}
+
+#[test]
+fn t12_pentagram_is_not_convex() {
+    // The five corners of a convex pentagon visited every second one: each turn is to the left,
+    // yet the polygon winds twice around its centre.
+    let star: [Vec3; 5] = [
+        [4.0, 0.0, 1.0],
+        [6.0, 0.0, 7.0],
+        [1.0, 0.0, 3.0],
+        [7.0, 0.0, 3.0],
+        [2.0, 0.0, 7.0],
+    ];
+    for k in 0..5 {
+        assert!(orient(&star[k], &star[(k + 1) % 5], &star[(k + 2) % 5]) > 0.0);
+    }
+    // A detail mesh that passes rule T17 for it: the fan from corner 0 sums to 2·area 32
+    // (22 − 12 + 22); triangles [0, 1, 2] (22) and [3, 4, extra] (10), the extra vertex inside
+    // every edge's half-plane.
+    let mut t = single_poly(8.0, &star);
+    t.detail_vertices = vec![[4.031_25, 0.0, 3.375]];
+    t.detail_meshes[0] = DetailMesh {
+        vertex_base: 0,
+        vertex_count: 1,
+        triangle_base: 0,
+        triangle_count: 2,
+    };
+    t.detail_tris = vec![[0, 1, 2], [3, 4, 5]];
+    // Edge 0 runs (4, 1) → (6, 7); corner 3 (7, 3) lies to its right. Polygon at 132 + 5·24.
+    assert_eq!(
+        reject_raw(&t),
+        fe(252 + 4 + 12, "polygon[0].vertex[3]", R::NotConvex)
+    );
+}
+
+#[test]
+fn t12_spiral_hexagon_is_not_convex() {
+    // Corner 0 at the centre, corners 1..5 around it at about 0°, 100°, 200°, 300° and 400°: every
+    // turn is to the left and so is every triangle of the fan from corner 0, but the last spoke
+    // crosses edge 1 → 2.
+    let spiral: [Vec3; 6] = [
+        [4.0, 0.0, 4.0],
+        [7.0, 0.0, 4.0],
+        [3.5, 0.0, 7.0],
+        [1.25, 0.0, 3.0],
+        [5.5, 0.0, 1.5],
+        [6.25, 0.0, 6.0],
+    ];
+    for k in 0..6 {
+        assert!(orient(&spiral[k], &spiral[(k + 1) % 6], &spiral[(k + 2) % 6]) > 0.0);
+    }
+    for k in 1..5 {
+        assert!(orient(&spiral[0], &spiral[k], &spiral[k + 1]) > 0.0);
+    }
+    let t = single_poly(8.0, &spiral);
+    // Edge 0 runs (4, 4) → (7, 4); corner 3 (1.25, 3) lies to its right. Polygon at 132 + 6·24.
+    assert_eq!(
+        reject_raw(&t),
+        fe(276 + 4 + 12, "polygon[0].vertex[3]", R::NotConvex)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
