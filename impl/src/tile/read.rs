@@ -333,7 +333,8 @@ fn read_poly(
             &vertices[idx[(k + 1) % n] as usize],
             &vertices[idx[(k + 2) % n] as usize],
         );
-        if orient(a, b, c) <= 0.0 {
+        let o = orient(a, b, c);
+        if o.is_nan() || o <= 0.0 {
             let kk = (k + 1) % n;
             return Err(r.error_at(
                 verts_at + 4 * kk as u64,
@@ -350,7 +351,8 @@ fn read_poly(
             &vertices[idx[(k + 1) % n] as usize],
         );
         for j in (0..n).filter(|&j| j != k && j != (k + 1) % n) {
-            if orient(a, b, &vertices[idx[j] as usize]) <= 0.0 {
+            let o = orient(a, b, &vertices[idx[j] as usize]);
+            if o.is_nan() || o <= 0.0 {
                 return Err(r.error_at(
                     verts_at + 4 * j as u64,
                     || format!("polygon[{i}].vertex[{j}]"),
@@ -491,7 +493,7 @@ fn check_detail(
         for t in d.triangle_base..d.triangle_base + d.triangle_count {
             let [a, b, c] = tris[t as usize].map(get);
             let o = orient(&a, &b, &c);
-            if o <= 0.0 {
+            if o.is_nan() || o <= 0.0 {
                 let at = tris_at + u64::from(t) * DETAIL_TRI_LEN as u64;
                 return Err(FormatError::new(
                     at,
@@ -502,7 +504,9 @@ fn check_detail(
             sum += o;
         }
         let area = poly_area2_xz(&corners);
-        if (sum - area).abs() > DETAIL_AREA_TOLERANCE * area {
+        // Written so that a NaN (sum and area both overflowed) fails.
+        let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
+        if !covered {
             let at = tris_at + u64::from(d.triangle_base) * DETAIL_TRI_LEN as u64;
             return Err(FormatError::new(
                 at,

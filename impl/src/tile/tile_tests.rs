@@ -861,6 +861,22 @@ fn t12_spiral_hexagon_is_not_convex() {
     );
 }
 
+#[test]
+fn t12_overflow_to_nan_is_not_convex() {
+    // In a cell of size 1e300 both products of orient overflow to +inf and orient is NaN: a
+    // clockwise triangle (true orient −1e598) must not pass as convex.
+    let t = single_poly(
+        1e300,
+        &[[0.0, 0.0, 0.0], [1e299, 0.0, 2e299], [2e299, 0.0, 3e299]],
+    );
+    assert!(orient(&t.vertices[0], &t.vertices[1], &t.vertices[2]).is_nan());
+    // Polygon at 132 + 3·24 = 204.
+    assert_eq!(
+        reject_raw(&t),
+        fe(204 + 4 + 4, "polygon[0].vertex[1]", R::NotConvex)
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // T14: symmetry (stage 2)
 // ---------------------------------------------------------------------------------------------
@@ -1187,6 +1203,36 @@ fn t17_area_tolerance_accepts_rounding() {
     let t = edited(|t| t.detail_vertices[0] = [4.1, 0.0, 0.3]);
     let tile = t.build().unwrap();
     assert_eq!(tile.detail_vertices()[0], [4.1, 0.0, 0.3]);
+}
+
+#[test]
+fn t17_overflow_to_nan_fails() {
+    // A right triangle of size 1e300: its own turns are +inf (the true sign), but the polygon's
+    // area and the triangles' sum both overflow to +inf and cannot be compared.
+    let big = [[0.0, 0.0, 0.0], [1e300, 0.0, 0.0], [0.0, 0.0, 1e300]];
+    let t = single_poly(1e300, &big);
+    // Polygon at 204, detail record at 256, triangles at 272.
+    assert_eq!(
+        reject_raw(&t),
+        fe(272, "detail[0].triangle_count", R::DetailMismatch)
+    );
+    // A detail triangle whose orient is NaN (true orient negative) fails on its own. The square's
+    // edges run along the axes, so the inside test of its extra vertices cannot overflow to NaN.
+    let square = [
+        [0.0, 0.0, 0.0],
+        [1e300, 0.0, 0.0],
+        [1e300, 0.0, 1e300],
+        [0.0, 0.0, 1e300],
+    ];
+    let mut t = single_poly(1e300, &square);
+    t.detail_vertices = vec![[1e299, 0.0, 2e299], [2e299, 0.0, 3e299]];
+    t.detail_meshes[0].vertex_count = 2;
+    t.detail_tris = vec![[0, 1, 2], [0, 4, 5]];
+    // Polygon at 228, detail record at 280, detail vertices at 296, triangles at 344.
+    assert_eq!(
+        reject_raw(&t),
+        fe(344 + 4, "detail_triangle[1]", R::DetailMismatch)
+    );
 }
 
 #[test]
