@@ -153,6 +153,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     }
 
     // T16: detail meshes, contiguous in polygon order.
+    let details_at = r.offset();
     let mut detail_meshes = Vec::with_capacity(ng as usize);
     let (mut next_v, mut next_t) = (0u32, 0u32);
     for i in 0..ng {
@@ -251,6 +252,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         &detail_meshes,
         &detail_vertices,
         &detail_tris,
+        details_at,
         tris_at,
     )?;
 
@@ -462,6 +464,7 @@ fn check_detail(
     meshes: &[DetailMesh],
     dverts: &[Vec3],
     tris: &[[u8; 3]],
+    details_at: u64,
     tris_at: u64,
 ) -> Result<(), FormatError> {
     let mut corners = Vec::with_capacity(MAX_VERTS_PER_POLY);
@@ -507,7 +510,7 @@ fn check_detail(
         // Written so that a NaN (sum and area both overflowed) fails.
         let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
         if !covered {
-            let at = tris_at + u64::from(d.triangle_base) * DETAIL_TRI_LEN as u64;
+            let at = details_at + (i * DETAIL_MESH_LEN + 12) as u64;
             return Err(FormatError::new(
                 at,
                 format!("detail[{i}].triangle_count"),

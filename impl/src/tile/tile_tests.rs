@@ -1192,7 +1192,11 @@ fn t17_detail_area_mismatch() {
     let t = edited(|t| t.detail_tris[5] = [0, 1, 2]);
     assert_eq!(
         reject_raw(&t),
-        fe(DTRIS_AT + 8, "detail[1].triangle_count", R::DetailMismatch)
+        fe(
+            DETAILS_AT + 16 + 12,
+            "detail[1].triangle_count",
+            R::DetailMismatch
+        )
     );
 }
 
@@ -1211,10 +1215,10 @@ fn t17_overflow_to_nan_fails() {
     // area and the triangles' sum both overflow to +inf and cannot be compared.
     let big = [[0.0, 0.0, 0.0], [1e300, 0.0, 0.0], [0.0, 0.0, 1e300]];
     let t = single_poly(1e300, &big);
-    // Polygon at 204, detail record at 256, triangles at 272.
+    // Polygon at 204, detail record at 256.
     assert_eq!(
         reject_raw(&t),
-        fe(272, "detail[0].triangle_count", R::DetailMismatch)
+        fe(256 + 12, "detail[0].triangle_count", R::DetailMismatch)
     );
     // A detail triangle whose orient is NaN (true orient negative) fails on its own. The square's
     // edges run along the axes, so the inside test of its extra vertices cannot overflow to NaN.
@@ -1300,6 +1304,14 @@ fn error_offsets_shift_with_base() {
         (
             edited(|t| t.detail_vertices[0] = [2.0, 0.0, 2.0]).to_bytes(),
             fe(DVERTS_AT, "detail_vertex[0]", R::DetailMismatch),
+        ),
+        (
+            edited(|t| t.detail_tris[5] = [0, 1, 2]).to_bytes(),
+            fe(
+                DETAILS_AT + 16 + 12,
+                "detail[1].triangle_count",
+                R::DetailMismatch,
+            ),
         ),
         (
             edited(|t| t.areas[4] = 64).to_bytes(),
