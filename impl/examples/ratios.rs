@@ -30,7 +30,17 @@ fn pair(samples: usize, iters: usize, mut f: impl FnMut(), mut g: impl FnMut()) 
 }
 
 fn world(n: i32, quads: u32) -> WorldSpec {
-    WorldSpec { columns: n, rows: n, quads, hole_chance: 16, slope: [0.01, 0.02], bump: 0.2, links_per_tile: 1, area_kinds: 3, ..WorldSpec::default() }
+    WorldSpec {
+        columns: n,
+        rows: n,
+        quads,
+        hole_chance: 16,
+        slope: [0.01, 0.02],
+        bump: 0.2,
+        links_per_tile: 1,
+        area_kinds: 3,
+        ..WorldSpec::default()
+    }
 }
 
 fn mesh(w: &WorldSpec) -> (TiledNavMesh, TileLibrary) {
@@ -46,55 +56,93 @@ fn mesh(w: &WorldSpec) -> (TiledNavMesh, TileLibrary) {
 fn edit(m: &mut TiledNavMesh, k: u32) {
     let refs: Vec<_> = m.tiles().map(|(r, _)| r).collect();
     for (i, r) in refs.iter().enumerate().step_by(7) {
-        m.set_poly_area(r.poly(PolyIndex(0)), ((i as u32 + k) % 60) as u8 + 1).unwrap();
+        m.set_poly_area(r.poly(PolyIndex(0)), ((i as u32 + k) % 60) as u8 + 1)
+            .unwrap();
         if m.tile(*r).unwrap().link_count() > 0 {
-            m.set_off_mesh_link_enabled(*r, 0, (i as u32 + k) % 2 == 0).unwrap();
+            m.set_off_mesh_link_enabled(*r, 0, (i as u32 + k) % 2 == 0)
+                .unwrap();
         }
     }
 }
 
 fn main() {
-    println!("onav ratio report (median of interleaved samples; ratios are what the targets bound)\n");
+    println!(
+        "onav ratio report (median of interleaved samples; ratios are what the targets bound)\n"
+    );
 
     // Tile parse + validate, and content id, against raw SHA-256 of the same bytes.
     let w = world(4, 8);
-    let tile = w.tile(onav::TilePos { column: 1, row: 1, layer: 0 });
-    let bytes = tile.as_built_bytes().to_vec();
-    let (parse, sha) = pair(41, 200, || drop(black_box(onav::NavTile::from_bytes(black_box(&bytes)).unwrap())), || {
-        black_box(onav::TileContentId::of_bytes(black_box(&bytes)));
+    let tile = w.tile(onav::TilePos {
+        column: 1,
+        row: 1,
+        layer: 0,
     });
+    let bytes = tile.as_built_bytes().to_vec();
+    let (parse, sha) = pair(
+        41,
+        200,
+        || {
+            drop(black_box(
+                onav::NavTile::from_bytes(black_box(&bytes)).unwrap(),
+            ))
+        },
+        || {
+            black_box(onav::TileContentId::of_bytes(black_box(&bytes)));
+        },
+    );
     let mbps = |ns: f64| bytes.len() as f64 / ns * 1e3;
     println!("tile parse+validate: {:.0} ns for {} B ({:.0} MB/s); raw sha2 {:.0} ns ({:.0} MB/s); parse/sha2 = {:.2}", parse, bytes.len(), mbps(parse), sha, mbps(sha), parse / sha);
-    let (cid, _) = pair(41, 100_000, || drop(black_box(black_box(&tile).content_id())), || {});
+    let (cid, _) = pair(
+        41,
+        100_000,
+        || drop(black_box(black_box(&tile).content_id())),
+        || {},
+    );
     println!("content_id() on a parsed tile: {cid:.1} ns (cached at parse; the hash is SHA-256 of the bytes, the same cost as raw sha2 above)");
 
     // add_tile + stitch per polygon.
     let w = world(16, 4);
     let tiles = w.tiles();
     let polys: u64 = tiles.iter().map(|t| u64::from(t.poly_count())).sum();
-    let (add, _) = pair(11, 1, || {
-        let mut m = TiledNavMesh::new(w.params_fitting());
-        for t in &tiles {
-            m.add_tile(t.clone()).unwrap();
-        }
-        black_box(m);
-    }, || {});
-    println!("add_tile + incremental stitch: {:.0} ns per polygon ({} tiles, {} polygons)\n", add / polys as f64, tiles.len(), polys);
+    let (add, _) = pair(
+        11,
+        1,
+        || {
+            let mut m = TiledNavMesh::new(w.params_fitting());
+            for t in &tiles {
+                m.add_tile(t.clone()).unwrap();
+            }
+            black_box(m);
+        },
+        || {},
+    );
+    println!(
+        "add_tile + incremental stitch: {:.0} ns per polygon ({} tiles, {} polygons)\n",
+        add / polys as f64,
+        tiles.len(),
+        polys
+    );
 
     // Snapshot writes against memcpy of their own output.
     for quads in [4, 12] {
         let w = world(32, quads);
         let (mut m, _) = mesh(&w);
         edit(&mut m, 1);
-        let per_tile = m.tiles().map(|(_, t)| t.poly_count() as f64).sum::<f64>() / m.tile_count() as f64;
+        let per_tile =
+            m.tiles().map(|(_, t)| t.poly_count() as f64).sum::<f64>() / m.tile_count() as f64;
         for mode in [SnapshotMode::Referenced, SnapshotMode::Full] {
             let out = m.snapshot(mode);
             let mut dst = vec![0u8; out.len()];
-            let (wr, cp) = pair(41, 20, || drop(black_box(m.snapshot(mode))), || {
-                // A memcpy into a fresh allocation, as the writer's output is.
-                dst = black_box(&out).clone();
-                black_box(&dst);
-            });
+            let (wr, cp) = pair(
+                41,
+                20,
+                || drop(black_box(m.snapshot(mode))),
+                || {
+                    // A memcpy into a fresh allocation, as the writer's output is.
+                    dst = black_box(&out).clone();
+                    black_box(&dst);
+                },
+            );
             println!("{mode:?} write, {} tiles, {per_tile:.0} polys/tile: {wr:.0} ns, memcpy of its {} B output {cp:.0} ns, ratio {:.2}", m.tile_count(), out.len(), wr / cp);
         }
     }
@@ -107,10 +155,19 @@ fn main() {
     edit(&mut m, 1);
     let snap = m.snapshot(SnapshotMode::Referenced);
     let mut other = m.clone();
-    let (roll, full) = pair(15, 3, || {
-        edit(&mut other, 2);
-        other.restore(black_box(&snap), &lib).unwrap();
-    }, || drop(black_box(NavMeshSnapshot::restore(black_box(&snap), &lib).unwrap())));
+    let (roll, full) = pair(
+        15,
+        3,
+        || {
+            edit(&mut other, 2);
+            other.restore(black_box(&snap), &lib).unwrap();
+        },
+        || {
+            drop(black_box(
+                NavMeshSnapshot::restore(black_box(&snap), &lib).unwrap(),
+            ))
+        },
+    );
     let (editing, _) = pair(15, 3, || edit(&mut other, 2), || {});
     let roll = roll - editing;
     assert_eq!(other.snapshot(SnapshotMode::Referenced), snap);
@@ -122,7 +179,19 @@ fn main() {
         let w = world(n, 4);
         let (m, lib) = mesh(&w);
         let snap = m.snapshot(SnapshotMode::Full);
-        let (t, _) = pair(5, 1, || drop(black_box(NavMeshSnapshot::restore(&snap, &lib).unwrap())), || {});
-        println!("  {:>6} tiles, {:>9} B: {:>12.0} ns, {:.1} ns/byte, {:.0} ns/tile", m.tile_count(), snap.len(), t, t / snap.len() as f64, t / m.tile_count() as f64);
+        let (t, _) = pair(
+            5,
+            1,
+            || drop(black_box(NavMeshSnapshot::restore(&snap, &lib).unwrap())),
+            || {},
+        );
+        println!(
+            "  {:>6} tiles, {:>9} B: {:>12.0} ns, {:.1} ns/byte, {:.0} ns/tile",
+            m.tile_count(),
+            snap.len(),
+            t,
+            t / snap.len() as f64,
+            t / m.tile_count() as f64
+        );
     }
 }

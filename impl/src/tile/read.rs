@@ -153,6 +153,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     }
 
     // T16: detail meshes, contiguous in polygon order.
+    let details_at = r.offset();
     let mut detail_meshes = Vec::with_capacity(ng as usize);
     let (mut next_v, mut next_t) = (0u32, 0u32);
     for i in 0..ng {
@@ -251,6 +252,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         &detail_meshes,
         &detail_vertices,
         &detail_tris,
+        details_at,
         tris_at,
     )?;
 
@@ -333,13 +335,32 @@ fn read_poly(
             &vertices[idx[(k + 1) % n] as usize],
             &vertices[idx[(k + 2) % n] as usize],
         );
-        if orient(a, b, c) <= 0.0 {
+        let o = orient(a, b, c);
+        if o.is_nan() || o <= 0.0 {
             let kk = (k + 1) % n;
             return Err(r.error_at(
                 verts_at + 4 * kk as u64,
                 || format!("polygon[{i}].vertex[{kk}]"),
                 R::NotConvex,
             ));
+        }
+    }
+    // T12, continued: with five or six vertices every turn can be to the left while the polygon
+    // winds twice (a pentagram), so every vertex must also lie strictly left of every edge.
+    for k in 0..n {
+        let (a, b) = (
+            &vertices[idx[k] as usize],
+            &vertices[idx[(k + 1) % n] as usize],
+        );
+        for j in (0..n).filter(|&j| j != k && j != (k + 1) % n) {
+            let o = orient(a, b, &vertices[idx[j] as usize]);
+            if o.is_nan() || o <= 0.0 {
+                return Err(r.error_at(
+                    verts_at + 4 * j as u64,
+                    || format!("polygon[{i}].vertex[{j}]"),
+                    R::NotConvex,
+                ));
+            }
         }
     }
     for k in 0..MAX_VERTS_PER_POLY {
@@ -443,6 +464,7 @@ fn check_detail(
     meshes: &[DetailMesh],
     dverts: &[Vec3],
     tris: &[[u8; 3]],
+    details_at: u64,
     tris_at: u64,
 ) -> Result<(), FormatError> {
     let mut corners = Vec::with_capacity(MAX_VERTS_PER_POLY);
@@ -474,7 +496,7 @@ fn check_detail(
         for t in d.triangle_base..d.triangle_base + d.triangle_count {
             let [a, b, c] = tris[t as usize].map(get);
             let o = orient(&a, &b, &c);
-            if o <= 0.0 {
+            if o.is_nan() || o <= 0.0 {
                 let at = tris_at + u64::from(t) * DETAIL_TRI_LEN as u64;
                 return Err(FormatError::new(
                     at,
@@ -485,8 +507,10 @@ fn check_detail(
             sum += o;
         }
         let area = poly_area2_xz(&corners);
-        if (sum - area).abs() > DETAIL_AREA_TOLERANCE * area {
-            let at = tris_at + u64::from(d.triangle_base) * DETAIL_TRI_LEN as u64;
+        // Written so that a NaN (sum and area both overflowed) fails.
+        let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
+        if !covered {
+            let at = details_at + (i * DETAIL_MESH_LEN + 12) as u64;
             return Err(FormatError::new(
                 at,
                 format!("detail[{i}].triangle_count"),
