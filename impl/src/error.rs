@@ -74,6 +74,8 @@ pub enum FormatReason {
     ParamsMismatch,
     /// Two tiles occupy the same (column, row, layer) position.
     DuplicatePosition,
+    /// The state would not fit a Full snapshot (its section body exceeds 2^32 − 1 bytes).
+    StateTooLarge,
 }
 
 impl std::fmt::Display for FormatReason {
@@ -103,6 +105,7 @@ impl std::fmt::Display for FormatReason {
             Self::UnknownContentId => f.write_str("content id not in the library"),
             Self::ParamsMismatch => f.write_str("mesh parameters differ"),
             Self::DuplicatePosition => f.write_str("duplicate tile position"),
+            Self::StateTooLarge => f.write_str("state too large for a Full snapshot"),
         }
     }
 }
@@ -222,6 +225,10 @@ pub enum MeshError {
     /// The polygon reference is not valid in this mesh.
     #[error("invalid polygon reference {0:?}")]
     InvalidPolyRef(PolyRef),
+    /// The change would make the mesh's Full snapshot exceed its 2^32 − 1 byte section body
+    /// (`spec/snapshot.md` S29); the mesh is unchanged.
+    #[error("the mesh's Full snapshot would exceed 4 GiB")]
+    SnapshotTooLarge,
     /// An area above 63.
     #[error("area {0} exceeds 63")]
     AreaOutOfRange(u8),

@@ -220,6 +220,9 @@ proptest! {
         let mut mesh = TiledNavMesh::new(w.params(20));
         apply(&mut mesh, &w, &ops);
         prop_assert_eq!(mesh.all_links(), mesh.stitch_from_scratch());
+        let bytes: usize = mesh.tiles().map(|(_, t)| t.as_built_bytes().len()).sum();
+        prop_assert_eq!(mesh.state.tile_bytes, bytes);
+        mesh.state.assert_derived();
 
         // Another history reaching the same slots: the slots placed at once, with their
         // generations, and stitched once in slot order (the restore path).
@@ -227,4 +230,81 @@ proptest! {
         let other = TiledNavMesh::from_state(*mesh.params(), crate::mesh::MeshState::from_slots(slots, None));
         prop_assert_eq!(mesh.all_links(), other.all_links());
     }
+}
+
+#[test]
+fn operations_refuse_states_whose_full_snapshot_would_not_fit() {
+    let w = WorldSpec {
+        columns: 2,
+        rows: 1,
+        links_per_tile: 1,
+        ..WorldSpec::default()
+    };
+    let mut mesh = TiledNavMesh::new(w.params(4));
+    let a = mesh
+        .add_tile(w.tile(TilePos {
+            column: 0,
+            row: 0,
+            layer: 0,
+        }))
+        .unwrap();
+    // Pretend the held tiles are nearly 4 GiB: the next additions must be refused, unchanged.
+    let room = u64::from(u32::MAX) - mesh.state.full_body_len();
+    mesh.state.tile_bytes += room as usize - 3;
+    let before = mesh.snapshot(crate::SnapshotMode::Referenced);
+    let b = w.tile(TilePos {
+        column: 1,
+        row: 0,
+        layer: 0,
+    });
+    assert_eq!(mesh.add_tile(b.clone()), Err(MeshError::SnapshotTooLarge));
+    assert_eq!(
+        mesh.replace_tile(b),
+        Err(MeshError::NoTileAt {
+            pos: TilePos {
+                column: 1,
+                row: 0,
+                layer: 0
+            }
+        })
+    );
+    assert_eq!(
+        mesh.replace_tile(w.tile(TilePos {
+            column: 0,
+            row: 0,
+            layer: 0
+        })),
+        Err(MeshError::SnapshotTooLarge)
+    );
+    assert_eq!(
+        mesh.set_poly_area(a.poly(PolyIndex(0)), 9),
+        Err(MeshError::SnapshotTooLarge)
+    );
+    assert_eq!(
+        mesh.set_off_mesh_link_enabled(a, 0, false),
+        Err(MeshError::SnapshotTooLarge)
+    );
+    assert_eq!(mesh.snapshot(crate::SnapshotMode::Referenced), before);
+    // Removing makes room again.
+    mesh.state.tile_bytes -= room as usize - 3;
+    mesh.set_poly_area(a.poly(PolyIndex(0)), 9).unwrap();
+}
+
+#[test]
+fn signed_zero_ties_resolve_to_the_first_argument() {
+    use crate::stitch::{max_first, min_first, overlap};
+    assert_eq!(min_first(-0.0, 0.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(min_first(0.0, -0.0).to_bits(), 0.0f64.to_bits());
+    assert_eq!(max_first(-0.0, 0.0).to_bits(), (-0.0f64).to_bits());
+    // A portal range starting at a signed zero has the same bits whatever the build.
+    let (lo, hi) = overlap(
+        &[1.0, 0.0, -0.0],
+        &[1.0, 0.0, 2.0],
+        &[1.0, 0.0, 3.0],
+        &[1.0, 0.0, 0.0],
+        2,
+        0.5,
+    )
+    .unwrap();
+    assert_eq!((lo.to_bits(), hi), ((-0.0f64).to_bits(), 2.0));
 }

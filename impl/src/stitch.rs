@@ -3,8 +3,6 @@
 //! around it, so any history reaching the same slots gives the same links in the same order, and
 //! a change at one cell needs only the 3 × 3 around it stitched again.
 
-use std::collections::BTreeMap;
-
 use crate::geom::{closest_point_on_poly_xz, dist2_xz, Vec3};
 use crate::ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TilePos, TileRef};
 use crate::tile::{Edge, LinkDirection, NavTile};
@@ -332,7 +330,7 @@ fn portal_links(
         let Some((og, ot)) = view.occupant(other) else {
             continue;
         };
-        let climb = tile.agent().climb.min(ot.agent().climb);
+        let climb = min_first(tile.agent().climb, ot.agent().climb);
         for (j, poly) in ot.ground_polys().iter().enumerate() {
             let n = usize::from(poly.vertex_count);
             for (k, e) in poly.edge_list().iter().enumerate() {
@@ -352,6 +350,25 @@ fn portal_links(
     }
 }
 
+/// The smaller of two finite values, the first on a tie: unlike `f64::min`, this fixes which
+/// zero a (−0, +0) tie yields, so the bits of a portal range never depend on the build.
+pub(crate) fn min_first(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The larger of two finite values, the first on a tie (see [`min_first`]).
+pub(crate) fn max_first(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
 /// Height of segment (a, b) at coordinate `x` of axis `u`: `a.y + (b.y − a.y)·((x − a.u)/(b.u − a.u))`.
 fn height_at(a: &Vec3, b: &Vec3, u: usize, x: f64) -> f64 {
     a[1] + (b[1] - a[1]) * ((x - a[u]) / (b[u] - a[u]))
@@ -367,8 +384,8 @@ pub(crate) fn overlap(
     u: usize,
     climb: f64,
 ) -> Option<(f64, f64)> {
-    let lo = a[u].min(b[u]).max(c[u].min(d[u]));
-    let hi = a[u].max(b[u]).min(c[u].max(d[u]));
+    let lo = max_first(min_first(a[u], b[u]), min_first(c[u], d[u]));
+    let hi = min_first(max_first(a[u], b[u]), max_first(c[u], d[u]));
     if hi <= lo {
         return None;
     }
@@ -380,5 +397,6 @@ pub(crate) fn overlap(
     Some((lo, hi))
 }
 
-/// Cells to slots: for each occupied cell, its tiles ordered by layer.
-pub(crate) type CellIndex = BTreeMap<(i32, i32), Vec<(u32, SlotIndex)>>;
+/// Cells to slots: for each occupied cell, its tiles ordered by layer. Only ever looked up by
+/// key, never iterated, so its order cannot reach an output (DESIGN §8).
+pub(crate) type CellIndex = std::collections::HashMap<(i32, i32), Vec<(u32, SlotIndex)>>;
