@@ -2,4 +2,6 @@
 #![forbid(unsafe_code)]
 
 pub mod decode;
+pub mod mini;
 pub mod protocol;
+pub mod wire;
