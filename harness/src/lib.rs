@@ -4,4 +4,5 @@
 pub mod decode;
 pub mod mini;
 pub mod protocol;
+pub mod testee_server;
 pub mod wire;
