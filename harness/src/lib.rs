@@ -4,5 +4,6 @@
 pub mod decode;
 pub mod mini;
 pub mod protocol;
+pub mod testee_client;
 pub mod testee_server;
 pub mod wire;
