@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 
 pub mod decode;
+pub mod diff;
+pub mod inspect;
 pub mod mini;
 pub mod protocol;
 pub mod testee_client;
