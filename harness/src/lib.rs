@@ -5,6 +5,7 @@ pub mod decode;
 pub mod diff;
 pub mod inspect;
 pub mod mini;
+pub mod mutants;
 pub mod protocol;
 pub mod testee_client;
 pub mod testee_server;

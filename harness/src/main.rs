@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use onav_harness::{diff, inspect};
+use onav_harness::mini::MiniBackend;
+use onav_harness::mutants::{Mutant, MutantKind};
+use onav_harness::{diff, inspect, testee_server};
 
 #[derive(Parser)]
 #[command(
@@ -19,6 +21,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Answer the testee protocol on stdin/stdout (spec/conformance.md).
+    Testee {
+        /// Serve a deliberately broken backend (harness self-tests).
+        #[arg(long, hide = true)]
+        mutant: Option<MutantKind>,
+    },
     /// Print an annotated decode of a tile, mesh file or snapshot, and onav's verdict on it.
     Inspect {
         /// The file.
@@ -42,6 +50,15 @@ fn read(p: &PathBuf) -> Result<Vec<u8>, String> {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.cmd {
+        Cmd::Testee { mutant } => {
+            let (stdin, stdout) = (std::io::stdin().lock(), std::io::stdout().lock());
+            match mutant {
+                None => testee_server::serve(MiniBackend::new(), stdin, stdout),
+                Some(k) => testee_server::serve(Mutant::new(MiniBackend::new(), k), stdin, stdout),
+            }
+            .map_err(|e| format!("testee: {e}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Inspect { file, library } => {
             let mut lib = onav::TileLibrary::new();
             for p in &library {
