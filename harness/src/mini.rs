@@ -84,19 +84,15 @@ impl MiniBackend {
                 self.insert(TiledNavMesh::new(p))
             }
             Request::AddTile { mesh, tile } => {
+                let m = self.mesh(mesh)?;
                 let t = wire::tile("tile", tile)?;
-                let r = self
-                    .mesh(mesh)?
-                    .add_tile(t)
-                    .map_err(|e| wire::mesh_rejected(&e))?;
+                let r = m.add_tile(t).map_err(|e| wire::mesh_rejected(&e))?;
                 Reply::ok([("tile_ref", wire::reference_value(r.raw()))])
             }
             Request::ReplaceTile { mesh, tile } => {
+                let m = self.mesh(mesh)?;
                 let t = wire::tile("tile", tile)?;
-                let r = self
-                    .mesh(mesh)?
-                    .replace_tile(t)
-                    .map_err(|e| wire::mesh_rejected(&e))?;
+                let r = m.replace_tile(t).map_err(|e| wire::mesh_rejected(&e))?;
                 Reply::ok([("tile_ref", wire::reference_value(r.raw()))])
             }
             Request::RemoveTile { mesh, tile_ref } => {
@@ -180,10 +176,10 @@ impl MiniBackend {
                 bytes,
                 library,
             } => {
+                let m = self.mesh(mesh)?;
                 let b = wire::unb64("bytes", bytes)?;
                 let lib = wire::library(library)?;
-                self.mesh(mesh)?
-                    .restore(&b, &lib)
+                m.restore(&b, &lib)
                     .map_err(|e| wire::restore_rejected(&e))?;
                 Reply::ok([])
             }
