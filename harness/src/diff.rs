@@ -27,7 +27,7 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 fn show(f: &Field) -> String {
-    format!("{} (byte {})", describe(f, None), f.offset)
+    format!("{} at byte {}", describe(f, None), f.offset)
 }
 
 fn stop_note(d: &Decoded) -> String {
@@ -185,8 +185,8 @@ mod tests {
             "first difference: slot[1].edit_count",
             "{out}"
         );
-        assert!(out.contains("  A: 0 (byte "));
-        assert!(out.contains("  B: 1 (byte "));
+        assert!(out.contains("  A: 0 at byte "));
+        assert!(out.contains("  B: 1 at byte "));
         assert!(out.contains("(so section[0].length differs too"), "{out}");
         // The same edit with another value: the area itself.
         let out = diff(&full(&b), &full(&c));
@@ -210,8 +210,8 @@ mod tests {
             "first difference: slot[0].generation",
             "{out}"
         );
-        assert!(out.contains("  A: 1 (byte 92)"), "{out}");
-        assert!(out.contains("  B: 2 (byte 92)"), "{out}");
+        assert!(out.contains("  A: 1 at byte 92"), "{out}");
+        assert!(out.contains("  B: 2 at byte 92"), "{out}");
     }
 
     #[test]

@@ -153,6 +153,7 @@ pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
                 onav::params::hex(head)
             }
         );
+        let _ = writeln!(out, "result: not a tile, mesh file or snapshot");
         return out;
     }
     let width = d
@@ -320,6 +321,42 @@ mod tests {
         assert!(out.contains("(in the library)"));
         assert!(out.contains("result: valid snapshot"), "{out}");
         assert!(add_to_library(&mut lib, b"nope").is_err());
+    }
+
+    /// Inspect and diff answer every corruption of every kind of file without panicking.
+    #[test]
+    fn corrupted_files_never_panic() {
+        let m = mesh();
+        let lib = TileLibrary::from_tiles(m.tiles().map(|(_, t)| t));
+        let files = [
+            m.snapshot(SnapshotMode::Full),
+            m.snapshot(SnapshotMode::Referenced),
+            onav::write_mesh(&m),
+            m.tiles().next().unwrap().1.to_bytes(),
+        ];
+        let mut h = 7u64;
+        for f in &files {
+            for _ in 0..300 {
+                h = onav::generator::mix(h);
+                let mut g = f.clone();
+                let at = (h % g.len() as u64) as usize;
+                match h >> 62 {
+                    0 => g[at] ^= (h >> 8) as u8 | 1,
+                    1 => g[at] = 0xff,
+                    2 => g.truncate(at),
+                    _ => g.splice(at..at, [(h >> 16) as u8]).for_each(drop),
+                }
+                let out = inspect(&g, &lib);
+                assert!(out.contains("\nresult: "), "{out}");
+                let d = crate::diff::diff(f, &g);
+                assert!(
+                    d.starts_with("first difference")
+                        || d.starts_with("different kinds")
+                        || d == "identical\n",
+                    "{d}"
+                );
+            }
+        }
     }
 
     #[test]
