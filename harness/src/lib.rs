@@ -2,4 +2,11 @@
 #![forbid(unsafe_code)]
 
 pub mod decode;
+pub mod diff;
+pub mod inspect;
+pub mod mini;
+pub mod mutants;
 pub mod protocol;
+pub mod testee_client;
+pub mod testee_server;
+pub mod wire;
