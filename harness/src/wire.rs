@@ -126,6 +126,7 @@ pub fn mesh_error_kind(e: &MeshError) -> &'static str {
         MeshError::InvalidPolyRef(_) => "invalid_poly_ref",
         MeshError::AreaOutOfRange(_) => "area_out_of_range",
         MeshError::LinkOutOfRange { .. } => "link_out_of_range",
+        MeshError::SnapshotTooLarge => "snapshot_too_large",
     }
 }
 
