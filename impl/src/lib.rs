@@ -12,6 +12,7 @@ pub mod mesh;
 #[cfg(test)]
 mod mesh_tests;
 pub mod params;
+pub mod query;
 pub mod stitch;
 pub mod tile;
 
@@ -20,6 +21,10 @@ pub use generator::WorldSpec;
 pub use ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TileContentId, TilePos, TileRef};
 pub use mesh::TiledNavMesh;
 pub use params::{Grid, MeshParams, SettingsDigest};
+pub use query::{
+    NavMeshQuery, NearestPoly, PathResult, PathStatus, QueryError, QueryFilter, RaycastHit,
+    RaycastOptions, RaycastStop, StraightPathFlags, StraightPathOptions, StraightPoint,
+};
 pub use stitch::{Link, LinkEnd, LinkKind, TileLinks};
 pub use tile::{
     AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, OffMeshLink, Polygon, RawTile,
