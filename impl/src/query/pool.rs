@@ -154,3 +154,53 @@ impl OpenList {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{Generation, PolyIndex, SlotIndex};
+
+    fn r(p: u32) -> PolyRef {
+        PolyRef::new(Generation::FIRST, SlotIndex(0), PolyIndex(p))
+    }
+
+    fn node(p: u32, f: f64) -> Node {
+        Node {
+            key: (r(p), 0),
+            pos: [0.0; 3],
+            g: 0.0,
+            f,
+            parent: NO_PARENT,
+            closed: false,
+        }
+    }
+
+    #[test]
+    fn pops_least_f_then_ref_and_skips_stale_entries() {
+        let mut pool = NodePool::new(8);
+        let mut open = OpenList::default();
+        for (p, f) in [(3, 2.0), (1, 2.0), (2, 5.0), (0, 3.0)] {
+            let i = pool.add(node(p, f)).unwrap();
+            open.push(&pool, i);
+        }
+        // Node 2's f drops below the others: its old entry becomes stale.
+        let i2 = pool.find(&(r(2), 0)).unwrap();
+        pool.get_mut(i2).f = 1.0;
+        open.push(&pool, i2);
+        let mut order = Vec::new();
+        while let Some(i) = open.pop(&mut pool) {
+            order.push(pool.get(i).key.0.poly().0);
+        }
+        assert_eq!(order, vec![2, 1, 3, 0]);
+    }
+
+    #[test]
+    fn pool_is_bounded() {
+        let mut pool = NodePool::new(2);
+        assert!(pool.add(node(0, 0.0)).is_some());
+        assert!(pool.add(node(1, 0.0)).is_some());
+        assert!(pool.add(node(2, 0.0)).is_none());
+        assert_eq!(pool.find(&(r(2), 0)), None);
+        assert_eq!(pool.nodes().len(), 2);
+    }
+}

@@ -196,3 +196,38 @@ impl NavMeshQuery<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::clip;
+
+    const SQUARE: [[f64; 3]; 4] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0],
+    ];
+
+    #[test]
+    fn clip_enters_and_leaves() {
+        // From outside on −x to outside on +x, along z = 0.5.
+        let (tmin, tmax, exit) = clip(&[-1.0, 0.0, 0.5], &[3.0, 0.0, 0.5], &SQUARE).unwrap();
+        assert_eq!((tmin, tmax, exit), (0.25, 0.5, Some(1)));
+        // Ending inside: no exit edge.
+        assert_eq!(
+            clip(&[0.5, 0.0, 0.5], &[0.75, 0.0, 0.5], &SQUARE),
+            Some((0.0, 1.0, None))
+        );
+        // Ending exactly on an edge counts as inside (strict comparison).
+        assert_eq!(
+            clip(&[0.5, 0.0, 0.5], &[1.0, 0.0, 0.5], &SQUARE),
+            Some((0.0, 1.0, None))
+        );
+        // Parallel and outside; crossing beside it.
+        assert_eq!(clip(&[0.0, 0.0, 2.0], &[1.0, 0.0, 2.0], &SQUARE), None);
+        assert_eq!(clip(&[2.0, 0.0, -1.0], &[3.0, 0.0, 2.0], &SQUARE), None);
+        // Through the corner (1, 1): edges 1 and 2 give the same t; the first in order wins.
+        let (_, tmax, exit) = clip(&[0.5, 0.0, 0.5], &[1.5, 0.0, 1.5], &SQUARE).unwrap();
+        assert_eq!((tmax, exit), (0.5, Some(1)));
+    }
+}
