@@ -29,6 +29,17 @@ impl NavMeshQuery<'_> {
         half_extents: Vec3,
         filter: &QueryFilter,
     ) -> Result<Option<NearestPoly>, QueryError> {
+        self.nearest(center, half_extents, filter, false)
+    }
+
+    /// `find_nearest_poly`, searching every tile when `all_tiles` (tests compare both ways).
+    pub(crate) fn nearest(
+        &self,
+        center: Vec3,
+        half_extents: Vec3,
+        filter: &QueryFilter,
+        all_tiles: bool,
+    ) -> Result<Option<NearestPoly>, QueryError> {
         finite(&center, "center must be finite")?;
         finite(&half_extents, "half_extents must be finite")?;
         if half_extents.iter().any(|&h| h < 0.0) {
@@ -96,7 +107,7 @@ impl NavMeshQuery<'_> {
             cell(bmax[2], grid.origin[2]) + 1,
         );
         let cells = (c1 - c0 + 1) as u128 * (r1 - r0 + 1) as u128;
-        if cells > self.mesh.tile_count() as u128 {
+        if all_tiles || cells > self.mesh.tile_count() as u128 {
             for (r, t) in self.mesh.tiles() {
                 visit(r, t);
             }
@@ -106,6 +117,11 @@ impl NavMeshQuery<'_> {
                     let (Ok(c), Ok(rw)) = (i32::try_from(column), i32::try_from(row)) else {
                         continue;
                     };
+                    // A polygon lies in its cell (rules T8, T17): skip cells off the box.
+                    let cb = grid.cell_bounds(c, rw);
+                    if cb[0] > bmax[0] || cb[2] < bmin[0] || cb[1] > bmax[2] || cb[3] < bmin[2] {
+                        continue;
+                    }
                     for (r, t) in self.mesh.tiles_in_cell(c, rw) {
                         visit(r, t);
                     }

@@ -66,7 +66,7 @@ impl RaycastHit {
 }
 
 /// The segment `s + t·(e − s)`, t in [0, 1], clipped to a convex counter-clockwise polygon on x–z
-/// (`spec/queries.md` §6.2): `(t_min, t_max, exit edge)`, or `None` when it misses.
+/// (`spec/queries.md` §6.1): `(t_min, t_max, exit edge)`, or `None` when it misses.
 fn clip(s: &Vec3, e: &Vec3, corners: &[Vec3]) -> Option<(f64, f64, Option<usize>)> {
     let d = sub(e, s);
     let n = corners.len();
