@@ -167,7 +167,8 @@ impl NavMeshQuery<'_> {
                 let node = match existing {
                     Some(i) => {
                         let m = pool.get_mut(i);
-                        if f >= m.f {
+                        // Only a strictly lower f updates (a NaN f never does).
+                        if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
                             continue;
                         }
                         m.g = g;

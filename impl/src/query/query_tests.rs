@@ -710,6 +710,29 @@ fn bad_inputs_are_errors_not_panics() {
     let _ = q
         .find_straight_path(big, [-1e300; 3], &[good], StraightPathOptions::default())
         .unwrap();
+    // Zero costs times infinite distances give NaN costs: the search still ends.
+    let mut free = QueryFilter::default();
+    for a in 0..64 {
+        free.set_area_cost(a, 0.0).unwrap();
+    }
+    let far = [1e300, 1e300, 1e300];
+    let r = q
+        .find_path(f.quad(O, 4, 4), good, far, [-1e300; 3], &free)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Partial);
+    let r = q
+        .find_path(good, f.quad(O, 1, 4), far, [-1e300; 3], &free)
+        .unwrap();
+    assert_eq!(r.status, PathStatus::Complete);
+    let _ = q
+        .raycast(
+            good,
+            far,
+            [-1e300; 3],
+            &free,
+            RaycastOptions { costs: true },
+        )
+        .unwrap();
 }
 
 #[test]
