@@ -143,7 +143,10 @@ fn land(
                 if d2 > r2 {
                     continue;
                 }
-                let dy = (tile.poly_height(PolyIndex(i as u32), &q) - p[1]).abs();
+                let Some(h) = tile.poly_height(PolyIndex(i as u32), &q) else {
+                    continue;
+                };
+                let dy = (h - p[1]).abs();
                 if dy > climb {
                     continue;
                 }

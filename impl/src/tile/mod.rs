@@ -280,10 +280,19 @@ impl NavTile {
         &self.data.detail_tris
     }
 
-    /// The three corners of detail triangle `t` (absolute index) of ground polygon `poly`.
-    pub fn detail_triangle(&self, poly: PolyIndex, t: u32) -> [Vec3; 3] {
-        let p = &self.data.polys[poly.0 as usize];
+    /// The three corners of detail triangle `t` (absolute index) of ground polygon `poly`; `None`
+    /// for an off-mesh link polygon, an index out of range, or a triangle of another polygon.
+    pub fn detail_triangle(&self, poly: PolyIndex, t: u32) -> Option<[Vec3; 3]> {
+        let p = self.data.polys.get(poly.0 as usize)?;
         let d = &self.data.detail_meshes[poly.0 as usize];
+        if !(d.triangle_base..d.triangle_base + d.triangle_count).contains(&t) {
+            return None;
+        }
+        Some(self.corners_of(p, d, t))
+    }
+
+    /// Corners of triangle `t`, known to belong to polygon `p` with detail record `d`.
+    fn corners_of(&self, p: &Polygon, d: &DetailMesh, t: u32) -> [Vec3; 3] {
         let tri = self.data.detail_tris[t as usize];
         let nv = u32::from(p.vertex_count);
         tri.map(|i| {
@@ -394,21 +403,23 @@ impl NavTile {
     /// `wa = orient(b, c, p)/d`, `wb = orient(c, a, p)/d`, `wc = orient(a, b, p)/d`,
     /// `d = orient(a, b, c)`; when none contains it (p on the rim, rounded outside), the closest
     /// triangle edge on x–z gives `a.y + (b.y − a.y)·t`, the first edge winning ties.
-    pub fn poly_height(&self, poly: PolyIndex, p: &Vec3) -> f64 {
+    /// `None` for an off-mesh link polygon or an index out of range.
+    pub fn poly_height(&self, poly: PolyIndex, p: &Vec3) -> Option<f64> {
         use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
-        let d = self.data.detail_meshes[poly.0 as usize];
+        let pg = self.data.polys.get(poly.0 as usize)?;
+        let d = &self.data.detail_meshes[poly.0 as usize];
         let range = d.triangle_base..d.triangle_base + d.triangle_count;
         for t in range.clone() {
-            let [a, b, c] = self.detail_triangle(poly, t);
+            let [a, b, c] = self.corners_of(pg, d, t);
             let (oa, ob, oc) = (orient(&b, &c, p), orient(&c, &a, p), orient(&a, &b, p));
             if oa >= 0.0 && ob >= 0.0 && oc >= 0.0 {
                 let den = orient(&a, &b, &c);
-                return (oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1];
+                return Some((oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1]);
             }
         }
         let mut best = (f64::INFINITY, 0.0);
         for t in range {
-            let tri = self.detail_triangle(poly, t);
+            let tri = self.corners_of(pg, d, t);
             for k in 0..3 {
                 let (a, b) = (&tri[k], &tri[(k + 1) % 3]);
                 let s = closest_t_on_segment_xz(p, a, b);
@@ -419,6 +430,6 @@ impl NavTile {
                 }
             }
         }
-        best.1
+        Some(best.1)
     }
 }

@@ -296,8 +296,16 @@ fn fixture_accessors() {
     // Triangle 3 of polygon 1 is [1, 2, 4]: two corners and the extra vertex.
     assert_eq!(
         tile.detail_triangle(PolyIndex(1), 3),
-        [[8.0, 0.5, 0.0], [8.0, 1.25, 4.0], [6.0, 0.5, 2.0]]
+        Some([[8.0, 0.5, 0.0], [8.0, 1.25, 4.0], [6.0, 0.5, 2.0]])
     );
+    // Link polygons, out-of-range polygons and another polygon's triangle: None, never a panic.
+    let links = tile.ground_poly_count();
+    assert_eq!(tile.detail_triangle(PolyIndex(links), 0), None);
+    assert_eq!(tile.detail_triangle(PolyIndex(1), 0), None);
+    assert_eq!(tile.detail_triangle(PolyIndex(u32::MAX), 0), None);
+    assert_eq!(tile.poly_height(PolyIndex(links), &[0.0; 3]), None);
+    assert_eq!(tile.poly_height(PolyIndex(u32::MAX), &[0.0; 3]), None);
+    assert!(tile.poly_height(PolyIndex(1), &[7.0, 0.0, 1.0]).is_some());
     assert_eq!(
         tile.ground_polys()[2].edge_list()[2],
         Edge::Portal(Side::PosZ)
