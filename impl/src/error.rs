@@ -50,6 +50,8 @@ pub enum FormatReason {
     AsymmetricAdjacency,
     /// A portal edge does not lie on its cell side.
     PortalOffSide,
+    /// Two portal edges of one side overlap (rule T20).
+    PortalOverlap,
     /// A point lies outside the cell (or region) it must lie in.
     OutsideCell,
     /// A detail mesh does not cover its polygon.
@@ -96,6 +98,7 @@ impl std::fmt::Display for FormatReason {
             Self::NotConvex => f.write_str("polygon is not convex counter-clockwise"),
             Self::AsymmetricAdjacency => f.write_str("adjacency is not symmetric"),
             Self::PortalOffSide => f.write_str("portal edge is not on its cell side"),
+            Self::PortalOverlap => f.write_str("portal edges of one side overlap"),
             Self::OutsideCell => f.write_str("point outside its cell"),
             Self::DetailMismatch => f.write_str("detail mesh does not cover its polygon"),
             Self::EditEqualsAsBuilt => f.write_str("edit equals the as-built values"),

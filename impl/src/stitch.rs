@@ -233,23 +233,20 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
     let ng = tile.ground_poly_count();
     let mut per_poly: Vec<Vec<Link>> = vec![Vec::new(); np];
 
-    // Edge links.
+    // Internal links.
     for (i, poly) in tile.ground_polys().iter().enumerate() {
-        let n = usize::from(poly.vertex_count);
         for (k, edge) in poly.edge_list().iter().enumerate() {
-            match *edge {
-                Edge::Wall => {}
-                Edge::Internal(q) => per_poly[i].push(Link {
+            if let Edge::Internal(q) = *edge {
+                per_poly[i].push(Link {
                     target: me.poly(q),
                     kind: LinkKind::Internal { edge: k as u8 },
-                }),
-                Edge::Portal(side) => {
-                    let a = tile.vertices()[poly.vertices[k] as usize];
-                    let b = tile.vertices()[poly.vertices[(k + 1) % n] as usize];
-                    portal_links(view, tile, pos, side, k as u8, &a, &b, &mut per_poly[i]);
-                }
+                });
             }
         }
+    }
+    // Portal links, side by side, against every tile of the neighbouring cell.
+    for side in Side::ALL {
+        portal_links(view, tile, pos, side, &mut per_poly);
     }
 
     // Off-mesh links: this tile's own links, and links of tiles around it whose end lands here.
@@ -310,42 +307,47 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
     out
 }
 
-/// The portal links of edge (a, b) on `side` to every matching portal edge of the tiles in the
-/// neighbouring cell (`spec/navmesh-format.md` §6.2).
-#[allow(clippy::too_many_arguments)]
+/// The portal links of the tile's portal edges on `side` to the matching portal edges of the
+/// tiles in the neighbouring cell (`spec/navmesh-format.md` §6.2). Both tiles' portal edges on the
+/// shared border are sorted with disjoint interiors (rule T20), so one merge of the two lists
+/// visits each overlapping pair once: linear in the two lists.
 fn portal_links(
     view: &dyn SlotView,
     tile: &NavTile,
     pos: TilePos,
     side: Side,
-    edge: u8,
-    a: &Vec3,
-    b: &Vec3,
-    out: &mut Vec<Link>,
+    out: &mut [Vec<Link>],
 ) {
+    let mine = &tile.data().portals[usize::from(side.code())];
+    if mine.is_empty() {
+        return;
+    }
     let (dc, dr) = side.step();
     let (Some(nc), Some(nr)) = (pos.column.checked_add(dc), pos.row.checked_add(dr)) else {
         return;
     };
     let u = if side.along_z() { 2 } else { 0 };
-    let want = Edge::Portal(side.opposite());
     for &(_, other) in view.cell(nc, nr) {
         let Some((og, ot)) = view.occupant(other) else {
             continue;
         };
+        let theirs = &ot.data().portals[usize::from(side.opposite().code())];
         let climb = min_first(tile.agent().climb, ot.agent().climb);
-        for (j, poly) in ot.ground_polys().iter().enumerate() {
-            let n = usize::from(poly.vertex_count);
-            for (k, e) in poly.edge_list().iter().enumerate() {
-                if *e != want {
-                    continue;
-                }
-                let c = ot.vertices()[poly.vertices[k] as usize];
-                let d = ot.vertices()[poly.vertices[(k + 1) % n] as usize];
-                if let Some((lo, hi)) = overlap(a, b, &c, &d, u, climb) {
-                    out.push(Link {
-                        target: PolyRef::new(og, other, PolyIndex(j as u32)),
-                        kind: LinkKind::Portal { edge, side, lo, hi },
+        let mut first = 0;
+        for e in mine {
+            while first < theirs.len() && theirs[first].hi <= e.lo {
+                first += 1;
+            }
+            for f in theirs[first..].iter().take_while(|f| f.lo < e.hi) {
+                if let Some((lo, hi)) = overlap(&e.a, &e.b, &f.a, &f.b, u, climb) {
+                    out[e.poly as usize].push(Link {
+                        target: PolyRef::new(og, other, PolyIndex(f.poly)),
+                        kind: LinkKind::Portal {
+                            edge: e.edge,
+                            side,
+                            lo,
+                            hi,
+                        },
                     });
                 }
             }

@@ -136,6 +136,20 @@ pub(crate) struct TileData {
     /// Offset of the area array within `bytes`.
     pub areas_offset: usize,
     pub content_id: TileContentId,
+    /// Portal edges per side (derived; see `read::portal_lists`).
+    pub portals: [Vec<PortalEdge>; 4],
+}
+
+/// A portal edge of a tile: its interval [lo, hi] along the side, its polygon and edge, and its
+/// two vertices in polygon order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PortalEdge {
+    pub lo: f64,
+    pub hi: f64,
+    pub poly: u32,
+    pub edge: u8,
+    pub a: Vec3,
+    pub b: Vec3,
 }
 
 /// A tile: shared immutable contents plus this copy's current areas, flags and link switches.

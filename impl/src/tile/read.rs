@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::{
-    AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, TileData, FORMAT_VERSION,
-    TILE_MAGIC,
+    AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, PortalEdge, TileData,
+    FORMAT_VERSION, TILE_MAGIC,
 };
 use crate::bytes::Reader;
 use crate::error::{FormatError, FormatReason as R};
@@ -255,6 +255,8 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         details_at,
         tris_at,
     )?;
+    let portals = portal_lists(&polys, &vertices);
+    check_portals_disjoint(&portals, polys_at)?;
 
     let bytes: Arc<[u8]> = Arc::from(bytes);
     let content_id = TileContentId::of_bytes(&bytes);
@@ -274,7 +276,72 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         bytes,
         areas_offset,
         content_id,
+        portals,
     })
+}
+
+/// The portal edges of each side (indexed by side code), sorted by (lo, hi, polygon, edge):
+/// derived data that stitching merges against a neighbour's (`spec/navmesh-format.md` §6.2).
+fn portal_lists(polys: &[Polygon], vertices: &[Vec3]) -> [Vec<PortalEdge>; 4] {
+    let mut out: [Vec<PortalEdge>; 4] = Default::default();
+    for (i, p) in polys.iter().enumerate() {
+        let n = usize::from(p.vertex_count);
+        for (k, e) in p.edge_list().iter().enumerate() {
+            if let Edge::Portal(side) = *e {
+                let u = if side.along_z() { 2 } else { 0 };
+                let (a, b) = (
+                    vertices[p.vertices[k] as usize],
+                    vertices[p.vertices[(k + 1) % n] as usize],
+                );
+                let (lo, hi) = if a[u] < b[u] {
+                    (a[u], b[u])
+                } else {
+                    (b[u], a[u])
+                };
+                out[usize::from(side.code())].push(PortalEdge {
+                    lo,
+                    hi,
+                    poly: i as u32,
+                    edge: k as u8,
+                    a,
+                    b,
+                });
+            }
+        }
+    }
+    for list in &mut out {
+        list.sort_by(|x, y| {
+            x.lo.total_cmp(&y.lo)
+                .then(x.hi.total_cmp(&y.hi))
+                .then(x.poly.cmp(&y.poly))
+                .then(x.edge.cmp(&y.edge))
+        });
+    }
+    out
+}
+
+/// T20: on each side, the portal edges' intervals have disjoint interiors (a tile is one layer:
+/// at most one of its polygons crosses any point of a side). In sorted order each interval must
+/// start at or after the end of the one before; the later of the first overlapping pair is
+/// reported, sides in code order.
+fn check_portals_disjoint(
+    portals: &[Vec<PortalEdge>; 4],
+    polys_at: u64,
+) -> Result<(), FormatError> {
+    for list in portals {
+        for w in list.windows(2) {
+            if w[1].lo < w[0].hi {
+                let (i, k) = (w[1].poly as usize, usize::from(w[1].edge));
+                let at = polys_at + (i * POLY_LEN + 28 + 4 * k) as u64;
+                return Err(FormatError::new(
+                    at,
+                    format!("polygon[{i}].neighbour[{k}]"),
+                    R::PortalOverlap,
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads ground polygon `i` and applies rules T9–T13, which need only the vertices.
