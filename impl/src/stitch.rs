@@ -140,14 +140,15 @@ fn land(
                 corners.extend(poly.verts().iter().map(|&v| tile.vertices()[v as usize]));
                 let (q, _) = closest_point_on_poly_xz(p, &corners);
                 let d2 = dist2_xz(p, &q);
-                if d2 > r2 {
+                // Written so that a NaN (only possible at extreme coordinates) is rejected too.
+                if d2.is_nan() || d2 > r2 {
                     continue;
                 }
                 let Some(h) = tile.poly_height(PolyIndex(i as u32), &q) else {
                     continue;
                 };
                 let dy = (h - p[1]).abs();
-                if dy > climb {
+                if dy.is_nan() || dy > climb {
                     continue;
                 }
                 let cand = (d2, dy, slot, PolyIndex(i as u32));
