@@ -326,7 +326,10 @@ fn portal_merge_equals_all_pairs_scan() {
             let n = usize::from(p.vertex_count);
             for (k, e) in p.edge_list().iter().enumerate() {
                 let Edge::Portal(side) = *e else { continue };
-                let (va, vb) = (a.vertices()[p.vertices[k] as usize], a.vertices()[p.vertices[(k + 1) % n] as usize]);
+                let (va, vb) = (
+                    a.vertices()[p.vertices[k] as usize],
+                    a.vertices()[p.vertices[(k + 1) % n] as usize],
+                );
                 let (dc, dr) = side.step();
                 let pos = a.pos();
                 for (rb, b) in mesh.tiles_in_cell(pos.column + dc, pos.row + dr) {
@@ -336,11 +339,20 @@ fn portal_merge_equals_all_pairs_scan() {
                             if *f != Edge::Portal(side.opposite()) {
                                 continue;
                             }
-                            let (vc, vd) = (b.vertices()[q.vertices[l] as usize], b.vertices()[q.vertices[(l + 1) % m] as usize]);
+                            let (vc, vd) = (
+                                b.vertices()[q.vertices[l] as usize],
+                                b.vertices()[q.vertices[(l + 1) % m] as usize],
+                            );
                             let u = if side.along_z() { 2 } else { 0 };
                             let climb = crate::stitch::min_first(a.agent().climb, b.agent().climb);
                             if let Some((lo, hi)) = overlap(&va, &vb, &vc, &vd, u, climb) {
-                                expected.push((ra.poly(PolyIndex(i as u32)), rb.poly(PolyIndex(j as u32)), k as u8, lo.to_bits(), hi.to_bits()));
+                                expected.push((
+                                    ra.poly(PolyIndex(i as u32)),
+                                    rb.poly(PolyIndex(j as u32)),
+                                    k as u8,
+                                    lo.to_bits(),
+                                    hi.to_bits(),
+                                ));
                             }
                         }
                     }

@@ -7,7 +7,6 @@ mod read;
 #[cfg(test)]
 mod tile_tests;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 pub use raw::RawTile;
@@ -158,8 +157,10 @@ pub struct NavTile {
     data: Arc<TileData>,
     areas: Arc<Vec<u8>>,
     flags: Arc<Vec<u16>>,
-    edited: BTreeSet<u32>,
-    disabled: BTreeSet<u32>,
+    /// Polygons whose current area or flags differ from the as-built ones, strictly ascending.
+    edited: SortedSet,
+    /// Disabled link indices, strictly ascending.
+    disabled: SortedSet,
 }
 
 impl PartialEq for NavTile {
@@ -189,8 +190,8 @@ impl NavTile {
             areas: Arc::clone(&data.areas),
             flags: Arc::clone(&data.flags),
             data,
-            edited: BTreeSet::new(),
-            disabled: BTreeSet::new(),
+            edited: SortedSet::default(),
+            disabled: SortedSet::default(),
         }
     }
 
@@ -351,7 +352,7 @@ impl NavTile {
 
     /// Whether off-mesh link `link` is enabled (all links start enabled).
     pub fn is_link_enabled(&self, link: u32) -> bool {
-        !self.disabled.contains(&link)
+        !self.disabled.contains(link)
     }
 
     /// Polygons whose current area or flags differ from the as-built values, ascending.
@@ -375,7 +376,7 @@ impl NavTile {
             Arc::make_mut(&mut self.flags)[i] = flags;
         }
         if area == self.data.areas[i] && flags == self.data.flags[i] {
-            self.edited.remove(&poly);
+            self.edited.remove(poly);
         } else {
             self.edited.insert(poly);
         }
@@ -384,7 +385,7 @@ impl NavTile {
     /// Turns a link on or off. The caller has checked the index.
     pub(crate) fn set_link_enabled(&mut self, link: u32, enabled: bool) {
         if enabled {
-            self.disabled.remove(&link);
+            self.disabled.remove(link);
         } else {
             self.disabled.insert(link);
         }
@@ -445,5 +446,38 @@ impl NavTile {
             }
         }
         Some(best.1)
+    }
+}
+
+/// A set of u32 kept as a strictly ascending vector: contiguous to iterate (the snapshot writer
+/// lists it in order), binary search to look up; appending in ascending order (restore) is O(1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct SortedSet(Vec<u32>);
+
+impl SortedSet {
+    fn contains(&self, v: u32) -> bool {
+        self.0.binary_search(&v).is_ok()
+    }
+
+    fn insert(&mut self, v: u32) {
+        if self.0.last().is_none_or(|&l| l < v) {
+            self.0.push(v);
+        } else if let Err(at) = self.0.binary_search(&v) {
+            self.0.insert(at, v);
+        }
+    }
+
+    fn remove(&mut self, v: u32) {
+        if let Ok(at) = self.0.binary_search(&v) {
+            self.0.remove(at);
+        }
+    }
+
+    fn iter(&self) -> impl ExactSizeIterator<Item = &u32> + '_ {
+        self.0.iter()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }

@@ -1591,8 +1591,15 @@ fn to_bytes_reflects_current_values() {
 /// at the later edge in sorted order; sides are checked in code order (+x first).
 #[test]
 fn t20_overlapping_portals_on_one_side() {
-    let w = crate::WorldSpec { quads: 1, ..crate::WorldSpec::default() };
-    let mut raw = w.raw_tile(crate::TilePos { column: 0, row: 0, layer: 0 });
+    let w = crate::WorldSpec {
+        quads: 1,
+        ..crate::WorldSpec::default()
+    };
+    let mut raw = w.raw_tile(crate::TilePos {
+        column: 0,
+        row: 0,
+        layer: 0,
+    });
     assert_eq!(raw.polys.len(), 1);
     raw.polys.push(raw.polys[0]);
     raw.fan_detail();
@@ -1600,7 +1607,21 @@ fn t20_overlapping_portals_on_one_side() {
     raw.flags.push(1);
     // Vertices 4 × 24 bytes from 132; polygon 1 at +52; its neighbour[1] (the +x edge) at +28 + 4.
     let e = raw.build().unwrap_err();
-    assert_eq!((e.offset, e.field.as_str(), e.reason), (132 + 96 + 52 + 28 + 4, "polygon[1].neighbour[1]", crate::FormatReason::PortalOverlap));
+    assert_eq!(
+        (e.offset, e.field.as_str(), e.reason),
+        (
+            132 + 96 + 52 + 28 + 4,
+            "polygon[1].neighbour[1]",
+            crate::FormatReason::PortalOverlap
+        )
+    );
     // Touching portals (sharing an end point) are fine: the generator's tiles have them.
-    assert!(w.raw_tile(crate::TilePos { column: 1, row: 0, layer: 0 }).build().is_ok());
+    assert!(w
+        .raw_tile(crate::TilePos {
+            column: 1,
+            row: 0,
+            layer: 0
+        })
+        .build()
+        .is_ok());
 }
