@@ -4,42 +4,11 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use onav::{
-    NavMeshSnapshot, NavTile, PolyIndex, SnapshotMode, TileContentId, TileLibrary, TilePos,
-    TiledNavMesh, WorldSpec,
-};
+use onav::{NavMeshSnapshot, NavTile, SnapshotMode, TileContentId, TilePos, TiledNavMesh};
 
-fn world(n: i32, quads: u32) -> WorldSpec {
-    WorldSpec {
-        columns: n,
-        rows: n,
-        quads,
-        hole_chance: 16,
-        slope: [0.01, 0.02],
-        bump: 0.2,
-        links_per_tile: 1,
-        area_kinds: 3,
-        ..WorldSpec::default()
-    }
-}
-
-fn mesh(w: &WorldSpec) -> (TiledNavMesh, TileLibrary) {
-    let tiles = w.tiles();
-    let lib = TileLibrary::from_tiles(&tiles);
-    let mut m = TiledNavMesh::new(w.params_fitting());
-    for t in tiles {
-        m.add_tile(t).unwrap();
-    }
-    (m, lib)
-}
-
-fn edit(m: &mut TiledNavMesh, k: u32) {
-    let refs: Vec<_> = m.tiles().map(|(r, _)| r).collect();
-    for (i, r) in refs.iter().enumerate().step_by(7) {
-        m.set_poly_area(r.poly(PolyIndex(0)), ((i as u32 + k) % 60) as u8 + 1)
-            .unwrap();
-    }
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{edit, mesh, world};
 
 fn tiles(c: &mut Criterion) {
     let t = world(4, 8).tile(TilePos {

@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use onav::{NavMeshSnapshot, PolyIndex, SnapshotMode, TileLibrary, TiledNavMesh, WorldSpec};
+use onav::{NavMeshSnapshot, SnapshotMode, TiledNavMesh};
 
 /// Median time in ns of `f` over `samples` samples of `iters` calls each, interleaved with `g`.
 fn pair(samples: usize, iters: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
@@ -29,41 +29,9 @@ fn pair(samples: usize, iters: usize, mut f: impl FnMut(), mut g: impl FnMut()) 
     (a[samples / 2], b[samples / 2])
 }
 
-fn world(n: i32, quads: u32) -> WorldSpec {
-    WorldSpec {
-        columns: n,
-        rows: n,
-        quads,
-        hole_chance: 16,
-        slope: [0.01, 0.02],
-        bump: 0.2,
-        links_per_tile: 1,
-        area_kinds: 3,
-        ..WorldSpec::default()
-    }
-}
-
-fn mesh(w: &WorldSpec) -> (TiledNavMesh, TileLibrary) {
-    let tiles = w.tiles();
-    let lib = TileLibrary::from_tiles(&tiles);
-    let mut m = TiledNavMesh::new(w.params_fitting());
-    for t in tiles {
-        m.add_tile(t).unwrap();
-    }
-    (m, lib)
-}
-
-fn edit(m: &mut TiledNavMesh, k: u32) {
-    let refs: Vec<_> = m.tiles().map(|(r, _)| r).collect();
-    for (i, r) in refs.iter().enumerate().step_by(7) {
-        m.set_poly_area(r.poly(PolyIndex(0)), ((i as u32 + k) % 60) as u8 + 1)
-            .unwrap();
-        if m.tile(*r).unwrap().link_count() > 0 {
-            m.set_off_mesh_link_enabled(*r, 0, (i as u32 + k) % 2 == 0)
-                .unwrap();
-        }
-    }
-}
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::{edit, mesh, world};
 
 fn main() {
     println!(

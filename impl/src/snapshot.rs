@@ -199,14 +199,7 @@ struct Parsed<'a> {
 /// Stage A: framing, in byte order.
 fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>, RestoreError> {
     let mut r = Reader::new(bytes, 0);
-    if r.bytes(4, "magic")? != SNAPSHOT_MAGIC {
-        return Err(FormatError::new(0, "magic", R::BadMagic).into());
-    }
-    let version = r.u16("version")?;
-    if version != FORMAT_VERSION {
-        return Err(FormatError::new(4, "version", R::BadVersion { found: version }).into());
-    }
-    r.reserved_u16("flags")?;
+    r.header(SNAPSHOT_MAGIC, FORMAT_VERSION)?;
     let params = MeshParams::read(&mut r)?;
     if let Some(mine) = expect {
         if params.digest != mine.digest {
@@ -238,21 +231,7 @@ fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>,
         }
         prev_id = id;
         r.reserved_u16(|| format!("section[{i}].reserved"))?;
-        let at = r.offset();
-        let len = r.u32(|| format!("section[{i}].length"))?;
-        if len as usize > r.remaining() {
-            return Err(FormatError::new(
-                at,
-                format!("section[{i}].length"),
-                R::Truncated {
-                    needed: len.into(),
-                    available: r.remaining() as u64,
-                },
-            )
-            .into());
-        }
-        let body_at = r.offset();
-        let body = r.bytes(len as usize, "")?;
+        let (body_at, body) = r.length_prefixed(|| format!("section[{i}].length"))?;
         let mut br = Reader::new(body, body_at);
         slots = Some(parse_slots(&mut br, &params)?);
         if br.remaining() != 0 {
@@ -300,23 +279,8 @@ fn parse_slots<'a>(
                 continue;
             }
             KIND_INLINE => {
-                let at = r.offset();
-                let len = r.u32(|| format!("slot[{i}].tile_length"))?;
-                if len as usize > r.remaining() {
-                    return Err(r.error_at(
-                        at,
-                        || format!("slot[{i}].tile_length"),
-                        R::Truncated {
-                            needed: len.into(),
-                            available: r.remaining() as u64,
-                        },
-                    ));
-                }
-                let at = r.offset();
-                TileEntry::Inline {
-                    bytes: r.bytes(len as usize, "")?,
-                    at,
-                }
+                let (at, bytes) = r.length_prefixed(|| format!("slot[{i}].tile_length"))?;
+                TileEntry::Inline { bytes, at }
             }
             KIND_REFERENCED => {
                 let at = r.offset();

@@ -34,15 +34,7 @@ fn inside(b: &[f64; 4], p: &Vec3) -> bool {
 pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     let mut r = Reader::new(bytes, base);
     // T1–T3: file header.
-    if r.bytes(4, "magic")? != TILE_MAGIC {
-        return Err(r.error_at(base, "magic", R::BadMagic));
-    }
-    let at = r.offset();
-    let version = r.u16("version")?;
-    if version != FORMAT_VERSION {
-        return Err(r.error_at(at, "version", R::BadVersion { found: version }));
-    }
-    r.reserved_u16("flags")?;
+    r.header(TILE_MAGIC, FORMAT_VERSION)?;
     // T4: grid and digest.
     let grid = Grid::read(&mut r, "params")?;
     let digest = SettingsDigest(r.hash32("params.settings_digest")?);
