@@ -3,13 +3,20 @@
 
 pub mod commands;
 pub mod decode;
+pub mod diff;
 pub mod exec;
 pub mod glob;
 pub mod golden;
+pub mod inspect;
+pub mod mini;
+pub mod mutants;
 pub mod patch;
 pub mod protocol;
+pub mod query;
 pub mod reference;
 pub mod report;
 pub mod scenario;
 pub mod suite;
 pub mod testee_client;
+pub mod testee_server;
+pub mod wire;

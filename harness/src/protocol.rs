@@ -198,6 +198,18 @@ pub enum BackendFailure {
 pub trait Backend {
     /// Answers one request.
     fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure>;
+
+    /// True if the backend answers `op` (a testee: listed it in its `hello` reply). The runner
+    /// sends no op a backend does not support.
+    fn supports(&self, _op: &str) -> bool {
+        true
+    }
+
+    /// True if the backend has `feature` (a testee: listed it in its `hello` reply). The runner
+    /// skips cases needing a feature the backend lacks.
+    fn has_feature(&self, _feature: &str) -> bool {
+        true
+    }
 }
 
 /// `0x` and 16 lowercase hex digits.

@@ -1,21 +1,32 @@
-//! `Reference`: the in-process onav implementation of [`Backend`]. Mesh handles are JSON numbers
-//! indexing a list of meshes; bytes travel as base64 (standard alphabet, padded); references as
-//! `0x` + 16 hex digits. Restore and read errors become `rejected` with onav's class and field;
-//! mesh operation errors become `rejected` with class `mesh` and the field listed in
-//! `spec/conformance.md` ("Mesh errors").
+//! `Reference`: the in-process onav implementation of [`Backend`], and what `onav testee` serves.
+//! Mesh handles are JSON numbers indexing a list of meshes (a dropped mesh leaves a hole; handles
+//! are never reused). Arguments are decoded and errors mapped to replies by [`crate::wire`], so
+//! the replies are exactly those of `spec/conformance-protocol.md`. Beyond it, `get_poly` also
+//! answers the polygon's stitched `links`, and the four queries take the `args` objects of
+//! `spec/conformance.md` ("Queries").
 
-use base64::Engine as _;
 use serde_json::{json, Value};
 
-use onav::bytes::Reader;
+use onav::query::{NavMeshQuery, QueryError, QueryFilter, StraightPathOptions};
 use onav::{
-    LinkEnd, LinkKind, MeshError, MeshParams, NavMeshSnapshot, NavTile, PolyRef, RestoreError,
-    Side, SnapshotMode, TileLibrary, TileRef, TiledNavMesh,
+    read_mesh, write_mesh, LinkEnd, LinkKind, NavMeshSnapshot, PolyRef, Side, TileRef, TiledNavMesh,
 };
 
-use crate::protocol::{ref_from_hex, ref_to_hex, Backend, BackendFailure, Reply, Request};
+use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
+use crate::query::{self, Args};
+use crate::wire;
 
-/// The ops the reference answers (queries are answered `unsupported` until onav has them).
+pub use crate::wire::b64;
+
+/// Base64 text to bytes (standard alphabet, padded).
+pub fn unb64(text: &str) -> Result<Vec<u8>, String> {
+    wire::unb64("bytes", text).map_err(|r| match r {
+        Reply::Error { message } => message,
+        other => format!("{other:?}"),
+    })
+}
+
+/// The ops the reference answers, as listed in its `hello` reply.
 pub const OPS: &[&str] = &[
     "hello",
     "new_mesh",
@@ -34,65 +45,18 @@ pub const OPS: &[&str] = &[
     "read_mesh",
     "tile_roundtrip",
     "content_id",
+    "find_nearest_poly",
+    "find_path",
+    "find_straight_path",
+    "raycast",
     "drop",
     "bye",
 ];
-
-/// Base64 of bytes (standard alphabet, padded).
-pub fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// Bytes of base64 text.
-pub fn unb64(text: &str) -> Result<Vec<u8>, String> {
-    base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|e| format!("bad base64: {e}"))
-}
 
 /// The in-process reference backend.
 #[derive(Debug, Default)]
 pub struct Reference {
     meshes: Vec<Option<TiledNavMesh>>,
-}
-
-/// A request that cannot be answered: a protocol error, not a rejection.
-struct Bad(String);
-
-impl From<String> for Bad {
-    fn from(s: String) -> Self {
-        Bad(s)
-    }
-}
-
-/// Class and field of a mesh operation error (`spec/conformance.md`, "Mesh errors").
-pub fn mesh_error_field(e: &MeshError) -> (&'static str, String) {
-    match e {
-        MeshError::Fingerprint(f) => ("fingerprint", f.field.clone()),
-        MeshError::ParamsMismatch => ("mesh", "tile.params".into()),
-        MeshError::PositionTaken { .. } | MeshError::NoTileAt { .. } => {
-            ("mesh", "tile.position".into())
-        }
-        MeshError::NoFreeSlot => ("mesh", "slots".into()),
-        MeshError::InvalidTileRef(_) => ("mesh", "tile_ref".into()),
-        MeshError::InvalidPolyRef(_) => ("mesh", "poly_ref".into()),
-        MeshError::AreaOutOfRange(_) => ("mesh", "area".into()),
-        MeshError::LinkOutOfRange { .. } => ("mesh", "link".into()),
-    }
-}
-
-fn mesh_rejected(e: &MeshError) -> Reply {
-    let (class, field) = mesh_error_field(e);
-    Reply::Rejected {
-        class: class.into(),
-        field,
-        offset: None,
-        message: e.to_string(),
-    }
-}
-
-fn format_rejected(e: onav::FormatError) -> Reply {
-    Reply::rejected(&RestoreError::Format(e))
 }
 
 fn side_name(s: Side) -> &'static str {
@@ -111,7 +75,7 @@ fn end_name(e: LinkEnd) -> &'static str {
     }
 }
 
-/// A link as JSON: target, kind and the kind's details.
+/// A stitched link as JSON: target, kind and the kind's details.
 pub fn link_json(l: &onav::Link) -> Value {
     let target = ref_to_hex(l.target.raw());
     match l.kind {
@@ -129,18 +93,33 @@ pub fn link_json(l: &onav::Link) -> Value {
     }
 }
 
+/// The rejection of a query error: class `query`, field `invalid_ref` or `invalid_input` (the
+/// spec compares the variant only).
+pub fn query_rejected(e: &QueryError) -> Reply {
+    let field = match e {
+        QueryError::InvalidRef { .. } => "invalid_ref",
+        QueryError::InvalidInput { .. } => "invalid_input",
+    };
+    Reply::Rejected {
+        class: "query".into(),
+        field: field.into(),
+        offset: None,
+        message: e.to_string(),
+    }
+}
+
 impl Reference {
-    /// A reference with no meshes.
+    /// A reference holding no mesh.
     pub fn new() -> Self {
         Self::default()
     }
 
-    fn mesh(&mut self, h: &Value) -> Result<&mut TiledNavMesh, Bad> {
+    fn mesh(&mut self, h: &Value) -> Result<&mut TiledNavMesh, Reply> {
         h.as_u64()
             .and_then(|i| usize::try_from(i).ok())
             .and_then(|i| self.meshes.get_mut(i))
             .and_then(Option::as_mut)
-            .ok_or_else(|| Bad(format!("unknown mesh handle {h}")))
+            .ok_or_else(|| wire::error(format!("unknown mesh handle {h}")))
     }
 
     fn keep(&mut self, m: TiledNavMesh) -> Reply {
@@ -148,121 +127,86 @@ impl Reference {
         Reply::ok([("mesh", json!(self.meshes.len() - 1))])
     }
 
-    fn library(tiles: &[String]) -> Result<TileLibrary, Bad> {
-        let mut lib = TileLibrary::new();
-        for (i, t) in tiles.iter().enumerate() {
-            let t = NavTile::from_bytes(&unb64(t)?)
-                .map_err(|e| Bad(format!("library tile {i} is not a valid tile: {e}")))?;
-            lib.add(&t);
-        }
-        Ok(lib)
-    }
-
-    fn answer(&mut self, req: &Request) -> Result<Reply, Bad> {
-        let raw = |s: &str| ref_from_hex(s).ok_or_else(|| Bad(format!("bad reference {s:?}")));
+    fn answer(&mut self, req: &Request) -> Result<Reply, Reply> {
         Ok(match req {
             Request::Hello { protocol } => {
-                if *protocol != crate::protocol::PROTOCOL_VERSION {
-                    return Err(Bad(format!("protocol {protocol} is not spoken here")));
+                if *protocol != PROTOCOL_VERSION {
+                    return Err(wire::error(format!(
+                        "protocol {protocol} not spoken; this testee speaks {PROTOCOL_VERSION}"
+                    )));
                 }
-                let features: Vec<&str> = crate::scenario::FEATURES
-                    .iter()
-                    .map(|f| f.0)
-                    .filter(|f| !f.starts_with("query-"))
-                    .collect();
+                let features: Vec<&str> = crate::scenario::FEATURES.iter().map(|f| f.0).collect();
                 Reply::ok([
-                    ("impl", json!("onav-reference")),
-                    ("protocol", json!(crate::protocol::PROTOCOL_VERSION)),
+                    (
+                        "impl",
+                        json!(concat!("onav-reference ", env!("CARGO_PKG_VERSION"))),
+                    ),
+                    ("protocol", json!(PROTOCOL_VERSION)),
                     ("ops", json!(OPS)),
                     ("features", json!(features)),
                 ])
             }
             Request::NewMesh { params } => {
-                let b = unb64(params)?;
-                let mut r = Reader::new(&b, 0);
-                match MeshParams::read(&mut r).and_then(|p| r.finish("end").map(|()| p)) {
-                    Ok(p) => self.keep(TiledNavMesh::new(p)),
-                    Err(e) => format_rejected(e),
-                }
+                let p = wire::params(params)?;
+                self.keep(TiledNavMesh::new(p))
             }
-            Request::AddTile { mesh, tile } | Request::ReplaceTile { mesh, tile } => {
-                let bytes = unb64(tile)?;
-                let replace = matches!(req, Request::ReplaceTile { .. });
+            Request::AddTile { mesh, tile } => {
                 let m = self.mesh(mesh)?;
-                let t = match NavTile::from_bytes(&bytes) {
-                    Ok(t) => t,
-                    Err(e) => return Ok(format_rejected(e)),
-                };
-                let r = if replace {
-                    m.replace_tile(t)
-                } else {
-                    m.add_tile(t)
-                };
-                match r {
-                    Ok(r) => Reply::ok([("tile_ref", json!(ref_to_hex(r.raw())))]),
-                    Err(e) => mesh_rejected(&e),
-                }
+                let t = wire::tile("tile", tile)?;
+                let r = m.add_tile(t).map_err(|e| wire::mesh_rejected(&e))?;
+                Reply::ok([("tile_ref", wire::reference_value(r.raw()))])
+            }
+            Request::ReplaceTile { mesh, tile } => {
+                let m = self.mesh(mesh)?;
+                let t = wire::tile("tile", tile)?;
+                let r = m.replace_tile(t).map_err(|e| wire::mesh_rejected(&e))?;
+                Reply::ok([("tile_ref", wire::reference_value(r.raw()))])
             }
             Request::RemoveTile { mesh, tile_ref } => {
-                let v = raw(tile_ref)?;
+                let raw = wire::reference("tile_ref", tile_ref)?;
                 let m = self.mesh(mesh)?;
-                let Some(r) = TileRef::from_raw(v) else {
-                    return Ok(mesh_rejected(&MeshError::InvalidTileRef(
-                        TileRef::from_raw(1 << 40).expect("a valid shape"),
-                    )));
-                };
-                match m.remove_tile(r) {
-                    Ok(t) => Reply::ok([("tile", json!(b64(&t.to_bytes())))]),
-                    Err(e) => mesh_rejected(&e),
-                }
+                let r = TileRef::from_raw(raw).ok_or_else(|| wire::invalid_tile_ref(raw))?;
+                m.remove_tile(r).map_err(|e| wire::mesh_rejected(&e))?;
+                Reply::ok([])
             }
             Request::SetPolyArea {
                 mesh,
                 poly_ref,
                 area,
             } => {
-                let v = raw(poly_ref)?;
+                let raw = wire::reference("poly_ref", poly_ref)?;
                 let m = self.mesh(mesh)?;
-                let r = match PolyRef::from_raw(v) {
-                    Some(r) => m.set_poly_area(r, *area),
-                    None if *area > 63 => Err(MeshError::AreaOutOfRange(*area)),
-                    None => Err(invalid_poly()),
-                };
-                match r {
-                    Ok(()) => Reply::ok([]),
-                    Err(e) => mesh_rejected(&e),
+                if *area > 63 {
+                    return Err(wire::mesh_rejected(&onav::MeshError::AreaOutOfRange(*area)));
                 }
+                let r = PolyRef::from_raw(raw).ok_or_else(|| wire::invalid_poly_ref(raw))?;
+                m.set_poly_area(r, *area)
+                    .map_err(|e| wire::mesh_rejected(&e))?;
+                Reply::ok([])
             }
             Request::SetPolyFlags {
                 mesh,
                 poly_ref,
                 flags,
             } => {
-                let v = raw(poly_ref)?;
+                let raw = wire::reference("poly_ref", poly_ref)?;
                 let m = self.mesh(mesh)?;
-                let r = match PolyRef::from_raw(v) {
-                    Some(r) => m.set_poly_flags(r, *flags),
-                    None => Err(invalid_poly()),
-                };
-                match r {
-                    Ok(()) => Reply::ok([]),
-                    Err(e) => mesh_rejected(&e),
-                }
+                let r = PolyRef::from_raw(raw).ok_or_else(|| wire::invalid_poly_ref(raw))?;
+                m.set_poly_flags(r, *flags)
+                    .map_err(|e| wire::mesh_rejected(&e))?;
+                Reply::ok([])
             }
             Request::GetPoly { mesh, poly_ref } => {
-                let v = raw(poly_ref)?;
+                let raw = wire::reference("poly_ref", poly_ref)?;
                 let m = self.mesh(mesh)?;
-                match PolyRef::from_raw(v).filter(|r| m.is_valid_poly_ref(*r)) {
-                    Some(r) => {
-                        let links: Vec<Value> =
-                            m.links(r).unwrap_or(&[]).iter().map(link_json).collect();
-                        Reply::ok([
-                            ("area", json!(m.poly_area(r))),
-                            ("flags", json!(m.poly_flags(r))),
-                            ("links", json!(links)),
-                        ])
-                    }
-                    None => mesh_rejected(&invalid_poly()),
+                let r = PolyRef::from_raw(raw).ok_or_else(|| wire::invalid_poly_ref(raw))?;
+                match (m.poly_area(r), m.poly_flags(r), m.links(r)) {
+                    (Some(a), Some(f), Some(links)) => Reply::ok([
+                        ("area", json!(a)),
+                        ("flags", json!(f)),
+                        ("links", Value::Array(links.iter().map(link_json).collect())),
+                    ]),
+                    _ => return Err(wire::invalid_poly_ref(raw)),
                 }
             }
             Request::SetLinkEnabled {
@@ -271,77 +215,74 @@ impl Reference {
                 link,
                 enabled,
             } => {
-                let v = raw(tile_ref)?;
+                let raw = wire::reference("tile_ref", tile_ref)?;
                 let m = self.mesh(mesh)?;
-                let r = match TileRef::from_raw(v) {
-                    Some(r) => m.set_off_mesh_link_enabled(r, *link, *enabled),
-                    None => Err(MeshError::InvalidTileRef(
-                        TileRef::from_raw(1 << 40).expect("a valid shape"),
-                    )),
-                };
-                match r {
-                    Ok(()) => Reply::ok([]),
-                    Err(e) => mesh_rejected(&e),
-                }
+                let r = TileRef::from_raw(raw).ok_or_else(|| wire::invalid_tile_ref(raw))?;
+                m.set_off_mesh_link_enabled(r, *link, *enabled)
+                    .map_err(|e| wire::mesh_rejected(&e))?;
+                Reply::ok([])
             }
             Request::IsValidRef { mesh, poly_ref } => {
-                let v = raw(poly_ref)?;
-                let m = self.mesh(mesh)?;
-                Reply::ok([("valid", json!(m.is_valid_raw_ref(v)))])
+                let raw = wire::reference("poly_ref", poly_ref)?;
+                let valid = self.mesh(mesh)?.is_valid_raw_ref(raw);
+                Reply::ok([("valid", json!(valid))])
             }
             Request::Snapshot { mesh, mode } => {
-                let mode = match mode.as_str() {
-                    "full" => SnapshotMode::Full,
-                    "referenced" => SnapshotMode::Referenced,
-                    other => return Err(Bad(format!("unknown snapshot mode {other:?}"))),
-                };
-                let m = self.mesh(mesh)?;
-                Reply::ok([("bytes", json!(b64(&m.snapshot(mode))))])
+                let mode = wire::mode(mode)?;
+                let b = self.mesh(mesh)?.snapshot(mode);
+                Reply::ok([("bytes", json!(wire::b64(&b)))])
             }
             Request::Restore { bytes, library } => {
-                let b = unb64(bytes)?;
-                let lib = Self::library(library)?;
-                match NavMeshSnapshot::restore(&b, &lib) {
-                    Ok(m) => self.keep(m),
-                    Err(e) => Reply::rejected(&e),
-                }
+                let b = wire::unb64("bytes", bytes)?;
+                let lib = wire::library(library)?;
+                let m =
+                    NavMeshSnapshot::restore(&b, &lib).map_err(|e| wire::restore_rejected(&e))?;
+                self.keep(m)
             }
             Request::RestoreInto {
                 mesh,
                 bytes,
                 library,
             } => {
-                let b = unb64(bytes)?;
-                let lib = Self::library(library)?;
                 let m = self.mesh(mesh)?;
-                match m.restore(&b, &lib) {
-                    Ok(()) => Reply::ok([]),
-                    Err(e) => Reply::rejected(&e),
-                }
+                let b = wire::unb64("bytes", bytes)?;
+                let lib = wire::library(library)?;
+                m.restore(&b, &lib)
+                    .map_err(|e| wire::restore_rejected(&e))?;
+                Reply::ok([])
             }
             Request::WriteMesh { mesh } => {
-                let m = self.mesh(mesh)?;
-                Reply::ok([("bytes", json!(b64(&onav::write_mesh(m))))])
+                let b = write_mesh(self.mesh(mesh)?);
+                Reply::ok([("bytes", json!(wire::b64(&b)))])
             }
-            Request::ReadMesh { bytes } => match onav::read_mesh(&unb64(bytes)?) {
-                Ok(m) => self.keep(m),
-                Err(e) => Reply::rejected(&e),
-            },
-            Request::TileRoundtrip { tile } => match NavTile::from_bytes(&unb64(tile)?) {
-                Ok(t) => Reply::ok([("bytes", json!(b64(&t.to_bytes())))]),
-                Err(e) => format_rejected(e),
-            },
-            Request::ContentId { tile } => match NavTile::from_bytes(&unb64(tile)?) {
-                Ok(t) => Reply::ok([("id", json!(t.content_id().to_hex()))]),
-                Err(e) => format_rejected(e),
-            },
-            Request::FindNearestPoly { .. }
-            | Request::FindPath { .. }
-            | Request::FindStraightPath { .. }
-            | Request::Raycast { .. } => Reply::Unsupported {},
+            Request::ReadMesh { bytes } => {
+                let b = wire::unb64("bytes", bytes)?;
+                let m = read_mesh(&b).map_err(|e| wire::restore_rejected(&e))?;
+                self.keep(m)
+            }
+            Request::TileRoundtrip { tile } => {
+                let t = wire::tile("tile", tile)?;
+                Reply::ok([("bytes", json!(wire::b64(&t.to_bytes())))])
+            }
+            Request::ContentId { tile } => {
+                let t = wire::tile("tile", tile)?;
+                Reply::ok([("id", json!(t.content_id().to_hex()))])
+            }
+            Request::FindNearestPoly { mesh, args }
+            | Request::FindPath { mesh, args }
+            | Request::FindStraightPath { mesh, args }
+            | Request::Raycast { mesh, args } => {
+                let m: &TiledNavMesh = self.mesh(mesh)?;
+                let a = Args::parse(req.op(), args).map_err(wire::error)?;
+                Self::query(m, &a)?
+            }
             Request::Drop { mesh } => {
                 self.mesh(mesh)?;
-                if let Some(slot) = mesh.as_u64().and_then(|i| self.meshes.get_mut(i as usize)) {
+                if let Some(slot) = mesh
+                    .as_u64()
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| self.meshes.get_mut(i))
+                {
                     *slot = None;
                 }
                 Reply::ok([])
@@ -349,18 +290,124 @@ impl Reference {
             Request::Bye {} => Reply::ok([]),
         })
     }
-}
 
-/// The error of a reference that is not even shaped like a polygon reference.
-fn invalid_poly() -> MeshError {
-    MeshError::InvalidPolyRef(PolyRef::from_raw(1 << 40).expect("a valid shape"))
+    fn query(m: &TiledNavMesh, a: &Args) -> Result<Reply, Reply> {
+        let rej = |e: QueryError| query_rejected(&e);
+        let q = NavMeshQuery::new(m, a.max_nodes).map_err(rej)?;
+        let filter = |a: &Args| -> Result<QueryFilter, Reply> {
+            let mut f = QueryFilter::new();
+            f.set_include_flags(a.include).set_exclude_flags(a.exclude);
+            for &(area, cost) in &a.area_costs {
+                f.set_area_cost(area, cost).map_err(rej)?;
+            }
+            Ok(f)
+        };
+        let poly = |raw: u64| -> Result<PolyRef, Reply> {
+            PolyRef::from_raw(raw).ok_or_else(|| {
+                query_rejected(&QueryError::InvalidInput {
+                    what: "a reference with generation 0 is never valid",
+                })
+            })
+        };
+        let refs = |v: &[PolyRef]| -> Value {
+            Value::Array(v.iter().map(|r| json!(ref_to_hex(r.raw()))).collect())
+        };
+        Ok(match a.op {
+            query::Op::Nearest => {
+                let f = filter(a)?;
+                match q
+                    .find_nearest_poly(a.center, a.half_extents, &f)
+                    .map_err(rej)?
+                {
+                    Some(n) => Reply::ok([
+                        ("found", json!(true)),
+                        ("poly", json!(ref_to_hex(n.poly.raw()))),
+                        ("point", json!(n.point)),
+                        ("over_poly", json!(n.over_poly)),
+                    ]),
+                    None => Reply::ok([("found", json!(false))]),
+                }
+            }
+            query::Op::Path => {
+                let f = filter(a)?;
+                let (s, e) = (poly(a.start_ref)?, poly(a.end_ref)?);
+                let p = q
+                    .find_path(s, e, a.start_pos, a.end_pos, &f)
+                    .map_err(|e| match e {
+                        QueryError::InvalidRef { .. } => query_rejected(&e),
+                        other => query_rejected(&other),
+                    })?;
+                Reply::ok([
+                    ("corridor", refs(&p.corridor)),
+                    ("status", json!(query::status_name(p.status))),
+                    ("cost", json!(p.cost)),
+                ])
+            }
+            query::Op::StraightPath => {
+                let corridor = a
+                    .corridor
+                    .iter()
+                    .map(|&r| poly(r))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| {
+                        query_rejected(&QueryError::InvalidRef {
+                            poly: PolyRef::from_raw(1 << 40).expect("valid shape"),
+                            what: "corridor",
+                        })
+                    })?;
+                let pts = q
+                    .find_straight_path(
+                        a.start_pos,
+                        a.end_pos,
+                        &corridor,
+                        StraightPathOptions {
+                            area_crossings: a.area_crossings,
+                            all_crossings: a.all_crossings,
+                        },
+                    )
+                    .map_err(rej)?;
+                let pts: Vec<Value> = pts
+                    .iter()
+                    .map(|p| {
+                        json!({"pos": p.pos, "flags": p.flags.bits(), "poly": ref_to_hex(p.poly.raw())})
+                    })
+                    .collect();
+                Reply::ok([("points", Value::Array(pts))])
+            }
+            query::Op::Raycast => {
+                let f = filter(a)?;
+                let s = poly(a.start_ref)?;
+                let h = q
+                    .raycast(
+                        s,
+                        a.start_pos,
+                        a.end_pos,
+                        &f,
+                        onav::query::RaycastOptions { costs: a.costs },
+                    )
+                    .map_err(rej)?;
+                let mut fields = vec![
+                    ("t", json!(h.t)),
+                    ("stop", json!(query::stop_name(&h.stop))),
+                    ("normal", json!(h.hit_normal())),
+                    ("visited", refs(&h.visited)),
+                ];
+                if let Some(e) = h.hit_edge() {
+                    fields.push(("edge", json!(e)));
+                }
+                if let Some(c) = h.cost {
+                    fields.push(("cost", json!(c)));
+                }
+                Reply::ok(fields)
+            }
+        })
+    }
 }
 
 impl Backend for Reference {
     fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure> {
         Ok(match self.answer(req) {
-            Ok(r) => r,
-            Err(Bad(message)) => Reply::Error { message },
+            Ok(r) | Err(r) => r,
         })
     }
 }
@@ -386,7 +433,10 @@ mod tests {
         };
         let mut r = Reference::new();
         let hello = r.call(&Request::Hello { protocol: 1 }).unwrap();
-        assert_eq!(ok_field(&hello, "impl"), json!("onav-reference"));
+        assert!(ok_field(&hello, "impl")
+            .as_str()
+            .unwrap()
+            .starts_with("onav-reference"));
         let m = ok_field(
             &r.call(&Request::NewMesh {
                 params: b64(&w.params(2).to_bytes()),
@@ -399,23 +449,27 @@ mod tests {
             row: 0,
             layer: 0,
         });
-        let add = r
-            .call(&Request::AddTile {
+        let add = |r: &mut Reference| {
+            r.call(&Request::AddTile {
                 mesh: m.clone(),
                 tile: b64(t.as_built_bytes()),
             })
-            .unwrap();
-        assert_eq!(ok_field(&add, "tile_ref"), json!(ref_to_hex(1 << 40)));
-        // The same position again is a mesh rejection.
-        let again = r
-            .call(&Request::AddTile {
-                mesh: m.clone(),
-                tile: b64(t.as_built_bytes()),
-            })
-            .unwrap();
-        assert!(
-            matches!(&again, Reply::Rejected { class, field, .. } if class == "mesh" && field == "tile.position")
+            .unwrap()
+        };
+        assert_eq!(
+            ok_field(&add(&mut r), "tile_ref"),
+            json!(ref_to_hex(1 << 40))
         );
+        assert!(
+            matches!(&add(&mut r), Reply::Rejected { class, field, .. } if class == "mesh" && field == "position_taken")
+        );
+        let poly = r
+            .call(&Request::GetPoly {
+                mesh: m.clone(),
+                poly_ref: ref_to_hex(1 << 40),
+            })
+            .unwrap();
+        assert!(ok_field(&poly, "links").is_array());
         let bad = r
             .call(&Request::Restore {
                 bytes: b64(b"nope"),
@@ -433,11 +487,11 @@ mod tests {
             .unwrap();
         assert!(matches!(unknown, Reply::Error { .. }));
         let q = r
-            .call(&Request::FindPath {
+            .call(&Request::FindNearestPoly {
                 mesh: m,
-                args: json!({}),
+                args: json!({"max_nodes": 16, "center": [4.0, 0.0, 4.0], "half_extents": [1.0, 1.0, 1.0]}),
             })
             .unwrap();
-        assert_eq!(q, Reply::Unsupported {});
+        assert_eq!(ok_field(&q, "poly"), json!(ref_to_hex(1 << 40)));
     }
 }

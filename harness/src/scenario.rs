@@ -388,7 +388,7 @@ pub struct AddTileStep {
     pub name: Option<String>,
 }
 
-/// `remove_tile`: the removed tile's current bytes are the step's output, stored under `name`.
+/// `remove_tile`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -397,8 +397,6 @@ pub struct RemoveTileStep {
     pub mesh: Option<String>,
     #[serde(rename = "ref")]
     pub tile_ref: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
 }
 
 /// `set_area`.
@@ -744,6 +742,9 @@ pub struct Expect {
     /// as the runner computes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// A query answered these values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<crate::query::QueryExpect>,
 }
 
 impl Expect {
@@ -792,8 +793,12 @@ pub enum Step {
     ParseTile(ParseTileStep),
     ContentId(ContentIdStep),
     Patch(PatchStep),
-    Expect(Expect),
+    Expect(Box<Expect>),
     Continue(ContinueStep),
+    FindNearestPoly(Box<crate::query::QueryStep>),
+    FindPath(Box<crate::query::QueryStep>),
+    FindStraightPath(Box<crate::query::QueryStep>),
+    Raycast(Box<crate::query::QueryStep>),
 }
 
 impl Step {
@@ -824,6 +829,10 @@ impl Step {
             Step::Patch(_) => "patch",
             Step::Expect(_) => "expect",
             Step::Continue(_) => "continue",
+            Step::FindNearestPoly(_) => "find_nearest_poly",
+            Step::FindPath(_) => "find_path",
+            Step::FindStraightPath(_) => "find_straight_path",
+            Step::Raycast(_) => "raycast",
         }
     }
 
@@ -837,6 +846,10 @@ impl Step {
             Step::SetLink(s) => Some(&s.mesh),
             Step::IsValidRef(s) | Step::GetPoly(s) => Some(&s.mesh),
             Step::Snapshot(s) => Some(&s.mesh),
+            Step::FindNearestPoly(q)
+            | Step::FindPath(q)
+            | Step::FindStraightPath(q)
+            | Step::Raycast(q) => Some(&q.mesh),
             _ => None,
         }
     }
@@ -1113,22 +1126,54 @@ impl RefSpec {
     }
 }
 
+/// A spec anchor: `file.md#id`, where id is a rule id in lower case (`t12`, `s3`) or a section
+/// number (`3`, `6.2`).
 fn check_anchor(a: &str) -> Result<(), String> {
-    let ok = a.split_once('#').is_some_and(|(file, anchor)| {
-        file.ends_with(".md")
-            && file.len() > 3
-            && file[..file.len() - 3]
+    let ok = a.split_once('#').is_some_and(|(file, id)| {
+        let stem = file.strip_suffix(".md").unwrap_or("");
+        !stem.is_empty()
+            && stem
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            && !anchor.is_empty()
-            && anchor
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_')
+            && (is_rule_id(id) || is_section(id))
     });
     if ok {
         Ok(())
     } else {
-        Err(format!("spec anchor {a:?}: write file.md#anchor"))
+        Err(format!(
+            "spec anchor {a:?}: write file.md#t12 (a rule id) or file.md#6.2 (a section number)"
+        ))
+    }
+}
+
+fn is_rule_id(id: &str) -> bool {
+    let mut c = id.chars();
+    c.next().is_some_and(|f| f.is_ascii_lowercase())
+        && !id[1..].is_empty()
+        && id[1..].chars().all(|d| d.is_ascii_digit())
+}
+
+fn is_section(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|d| d.is_ascii_digit()))
+}
+
+/// Whether anchor `id` names something in spec text `text`: a paragraph opening with the rule
+/// id in bold (`**T12.`), or a heading numbered with the section (`## 6.` or `### 6.2 `).
+pub fn anchor_in(text: &str, id: &str) -> bool {
+    if is_rule_id(id) {
+        let bold = format!("**{}.", id.to_uppercase());
+        text.lines().any(|l| l.starts_with(&bold))
+    } else {
+        text.lines().any(|l| {
+            let h = l.trim_start_matches('#');
+            h.len() < l.len()
+                && h.strip_prefix(' ')
+                    .and_then(|r| r.strip_prefix(id))
+                    .is_some_and(|r| r.starts_with(['.', ' ']))
+        })
     }
 }
 
@@ -1265,7 +1310,7 @@ fn check_steps(
                     return Err(at(format!(
                         "{} is not a mesh operation; continue takes add_tile, remove_tile, \
                          replace_tile, set_area, set_flags, set_link, is_valid_ref, get_poly, \
-                         snapshot and queries",
+                         snapshot and the queries",
                         step.key()
                     )))
                 }
@@ -1330,6 +1375,14 @@ fn check_steps(
                 }
                 if !labels.insert(g.clone()) {
                     return Err(at(format!("golden label {g:?} used twice")));
+                }
+            }
+            if let Some(q) = &e.query {
+                if crate::query::Op::of(prev.key()).is_none() {
+                    return Err(at(format!("{} is not a query", prev.key())));
+                }
+                for r in q.refs() {
+                    scope.want_ref(r).map_err(at)?;
                 }
             }
             if let Some(h) = &e.sha256 {
@@ -1456,12 +1509,7 @@ fn check_step(
                 scope.def(n, Kind::Ref)?;
             }
         }
-        Step::RemoveTile(r) => {
-            scope.want_ref(&r.tile_ref)?;
-            if let Some(n) = &r.name {
-                scope.def(n, Kind::Bytes)?;
-            }
-        }
+        Step::RemoveTile(r) => scope.want_ref(&r.tile_ref)?,
         Step::SetArea(SetAreaStep { poly, .. })
         | Step::SetFlags(SetFlagsStep { poly, .. })
         | Step::IsValidRef(PolyStep { poly, .. }) => scope.want_ref(poly)?,
@@ -1534,6 +1582,14 @@ fn check_step(
             scope.def(&p.name, Kind::Bytes)?;
         }
         Step::Expect(_) | Step::Continue(_) => {}
+        Step::FindNearestPoly(q)
+        | Step::FindPath(q)
+        | Step::FindStraightPath(q)
+        | Step::Raycast(q) => {
+            let op = crate::query::Op::of(step.key()).ok_or("not a query")?;
+            implied.insert(op.feature());
+            q.check(op, &|r: &str| scope.want_ref(r))?;
+        }
     }
     Ok(())
 }
@@ -1673,7 +1729,7 @@ schema: 1
 id: snapshot/n_example
 title: example
 class: reject
-spec: [snapshot.md#magic]
+spec: [snapshot.md#s1]
 features: [navmesh, snapshot-full]
 steps:
   - world: {name: w, columns: 1, rows: 1}
@@ -1737,7 +1793,7 @@ steps:
             ),
             (
                 "snapshot/n_example",
-                &OK.replace("spec: [snapshot.md#magic]", "spec: [snapshot]"),
+                &OK.replace("spec: [snapshot.md#s1]", "spec: [snapshot]"),
                 "anchor",
             ),
             (

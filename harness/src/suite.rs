@@ -81,6 +81,30 @@ pub fn load(root: &Path, paths: &[PathBuf], filter: Option<&str>) -> Suite {
     }
     cases.sort_by(|a, b| a.id.cmp(&b.id));
     cases.dedup_by(|a, b| a.id == b.id);
+    // Anchors must name a rule or section of the repository's spec, when it is there.
+    let spec = root.join("spec");
+    if spec.is_dir() {
+        let mut texts = std::collections::BTreeMap::new();
+        cases.retain(|c| {
+            let bad = c.scenario.spec.iter().find(|a| {
+                let (file, id) = a.split_once('#').unwrap_or((a, ""));
+                let text = texts
+                    .entry(file.to_owned())
+                    .or_insert_with(|| std::fs::read_to_string(spec.join(file)).ok());
+                !text.as_deref().is_some_and(|t| scenario::anchor_in(t, id))
+            });
+            match bad {
+                Some(a) => {
+                    load_errors.push(LoadError {
+                        path: format!("scenarios/{}.yaml", c.id),
+                        message: format!("spec anchor {a} names no rule or section of spec/"),
+                    });
+                    false
+                }
+                None => true,
+            }
+        });
+    }
     if let Some(g) = filter {
         cases.retain(|c| crate::glob::matches(g, &c.id));
     }
@@ -158,11 +182,11 @@ fn run_guarded(c: &Case, backend: &mut dyn Backend) -> CaseRun {
     }
 }
 
-fn missing_feature(c: &Case, features: &[String]) -> Option<String> {
+fn missing_feature(c: &Case, backend: &dyn Backend) -> Option<String> {
     c.scenario
         .features
         .iter()
-        .find(|f| !features.contains(f))
+        .find(|f| !backend.has_feature(f))
         .cloned()
 }
 
@@ -202,7 +226,7 @@ pub fn run_cases(
 ) -> Result<Vec<CaseResult>, String> {
     match target {
         Target::Reference => {
-            let features = hello(&mut Reference::new()).map_err(|e| e.1)?;
+            hello(&mut Reference::new()).map_err(|e| e.1)?;
             let p = Progress::new(cases.len() * threads.len(), progress);
             let mut per_thread: Vec<Vec<CaseRun>> = Vec::new();
             for &t in threads {
@@ -214,12 +238,13 @@ pub fn run_cases(
                     cases
                         .par_iter()
                         .map(|c| {
-                            let r = match missing_feature(c, &features) {
+                            let mut backend = Reference::new();
+                            let r = match missing_feature(c, &backend) {
                                 Some(f) => CaseRun {
                                     stop: Some((Status::Unsupported, format!("needs feature {f}"))),
                                     ..CaseRun::default()
                                 },
-                                None => run_guarded(c, &mut Reference::new()),
+                                None => run_guarded(c, &mut backend),
                             };
                             p.tick();
                             r
@@ -239,12 +264,13 @@ pub fn run_cases(
                 .collect())
         }
         Target::Testee(backend) => {
-            let features = hello(backend).map_err(|e| format!("{}: {}", e.0.name(), e.1))?;
+            // The client did the hello handshake when it started the testee; its answers
+            // (ops and features) come back through `supports` and `has_feature`.
             let p = Progress::new(cases.len(), progress);
             let out = cases
                 .iter()
                 .map(|c| {
-                    let r = match missing_feature(c, &features) {
+                    let r = match missing_feature(c, backend) {
                         Some(f) => CaseRun {
                             stop: Some((Status::Unsupported, format!("needs feature {f}"))),
                             ..CaseRun::default()

@@ -195,6 +195,42 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
+    /// Reads the file header every format starts with (DESIGN §2): magic `magic`, u16 version
+    /// equal to `version`, u16 flags equal to 0 (fields `magic`, `version`, `flags`).
+    pub fn header(&mut self, magic: [u8; 4], version: u16) -> Result<(), FormatError> {
+        let at = self.offset();
+        if self.bytes(4, "magic")? != magic {
+            return Err(self.error_at(at, "magic", FormatReason::BadMagic));
+        }
+        let at = self.offset();
+        let found = self.u16("version")?;
+        if found != version {
+            return Err(self.error_at(at, "version", FormatReason::BadVersion { found }));
+        }
+        self.reserved_u16("flags")
+    }
+
+    /// Reads a u32 length and takes that many bytes; a length past the end is reported at the
+    /// length field. Returns the absolute offset of the bytes and the bytes.
+    pub fn length_prefixed(&mut self, field: impl Field) -> Result<(u64, &'a [u8]), FormatError> {
+        let at = self.offset();
+        let Some(a) = self.take::<4>() else {
+            return self.array::<4>(field).map(|_| (0, &[][..]));
+        };
+        let len = u32::from_le_bytes(a);
+        if len as usize > self.remaining() {
+            let reason = FormatReason::Truncated {
+                needed: len.into(),
+                available: self.remaining() as u64,
+            };
+            return Err(self.error_at(at, field, reason));
+        }
+        let start = self.offset();
+        let out = &self.data[self.pos..self.pos + len as usize];
+        self.pos += len as usize;
+        Ok((start, out))
+    }
+
     /// Fails unless every byte was consumed.
     pub fn finish(&self, field: impl Field) -> Result<(), FormatError> {
         if self.remaining() == 0 {

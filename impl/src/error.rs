@@ -50,6 +50,8 @@ pub enum FormatReason {
     AsymmetricAdjacency,
     /// A portal edge does not lie on its cell side.
     PortalOffSide,
+    /// Two portal edges of one side overlap (rule T20).
+    PortalOverlap,
     /// A point lies outside the cell (or region) it must lie in.
     OutsideCell,
     /// A detail mesh does not cover its polygon.
@@ -74,6 +76,8 @@ pub enum FormatReason {
     ParamsMismatch,
     /// Two tiles occupy the same (column, row, layer) position.
     DuplicatePosition,
+    /// The state would not fit a Full snapshot (its section body exceeds 2^32 − 1 bytes).
+    StateTooLarge,
 }
 
 impl std::fmt::Display for FormatReason {
@@ -94,6 +98,7 @@ impl std::fmt::Display for FormatReason {
             Self::NotConvex => f.write_str("polygon is not convex counter-clockwise"),
             Self::AsymmetricAdjacency => f.write_str("adjacency is not symmetric"),
             Self::PortalOffSide => f.write_str("portal edge is not on its cell side"),
+            Self::PortalOverlap => f.write_str("portal edges of one side overlap"),
             Self::OutsideCell => f.write_str("point outside its cell"),
             Self::DetailMismatch => f.write_str("detail mesh does not cover its polygon"),
             Self::EditEqualsAsBuilt => f.write_str("edit equals the as-built values"),
@@ -103,6 +108,7 @@ impl std::fmt::Display for FormatReason {
             Self::UnknownContentId => f.write_str("content id not in the library"),
             Self::ParamsMismatch => f.write_str("mesh parameters differ"),
             Self::DuplicatePosition => f.write_str("duplicate tile position"),
+            Self::StateTooLarge => f.write_str("state too large for a Full snapshot"),
         }
     }
 }
@@ -222,6 +228,10 @@ pub enum MeshError {
     /// The polygon reference is not valid in this mesh.
     #[error("invalid polygon reference {0:?}")]
     InvalidPolyRef(PolyRef),
+    /// The change would make the mesh's Full snapshot exceed its 2^32 − 1 byte section body
+    /// (`spec/snapshot.md` S29); the mesh is unchanged.
+    #[error("the mesh's Full snapshot would exceed 4 GiB")]
+    SnapshotTooLarge,
     /// An area above 63.
     #[error("area {0} exceeds 63")]
     AreaOutOfRange(u8),

@@ -14,6 +14,7 @@ pub mod mesh;
 mod mesh_tests;
 pub mod meshfile;
 pub mod params;
+pub mod query;
 pub mod snapshot;
 #[cfg(test)]
 mod snapshot_tests;
@@ -27,6 +28,10 @@ pub use library::TileLibrary;
 pub use mesh::TiledNavMesh;
 pub use meshfile::{read_mesh, write_mesh};
 pub use params::{Grid, MeshParams, SettingsDigest};
+pub use query::{
+    NavMeshQuery, NearestPoly, PathResult, PathStatus, QueryError, QueryFilter, RaycastHit,
+    RaycastOptions, RaycastStop, StraightPathFlags, StraightPathOptions, StraightPoint,
+};
 pub use snapshot::{NavMeshSnapshot, SnapshotMode};
 pub use stitch::{Link, LinkEnd, LinkKind, TileLinks};
 pub use tile::{

@@ -10,13 +10,13 @@ pub const MAX_VERTS: u32 = 1_048_575;
 pub const MAX_DETAIL_VERTS: u32 = 1_048_575;
 /// Largest detail triangle count of one tile (rule T6).
 pub const MAX_DETAIL_TRIS: u32 = 1_048_575;
-/// Largest layer number (rule T5).
+/// Largest layer number (rule T4).
 pub const MAX_LAYER: u32 = 255;
-/// Most vertices of one polygon (rule T10).
+/// Most vertices of one polygon (rule T9).
 pub const MAX_VERTS_PER_POLY: usize = 6;
-/// Fewest vertices of one ground polygon (rule T10).
+/// Fewest vertices of one ground polygon (rule T9).
 pub const MIN_VERTS_PER_POLY: usize = 3;
-/// Largest area id (rule T19, snapshot rule S14).
+/// Largest area id (rule T18; snapshot edits too).
 pub const MAX_AREA: u8 = 63;
 /// Largest generation (`spec/navmesh-format.md` §5): generations take 24 bits of a reference.
 pub const MAX_GENERATION: u32 = 16_777_215;

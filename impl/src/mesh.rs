@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{FingerprintError, MeshError};
-use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
+use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TileContentId, TilePos, TileRef};
+use crate::limits::EDIT_LEN;
 use crate::limits::MAX_AREA;
 use crate::params::MeshParams;
 use crate::stitch::{neighbourhood, stitch_tile, CellIndex, Link, SlotView, TileLinks};
@@ -17,7 +18,26 @@ use crate::tile::NavTile;
 #[derive(Debug, Clone)]
 pub(crate) struct Slot {
     pub generation: Generation,
+    /// The slot's Referenced snapshot record up to its counts: generation, kind 2 and content id
+    /// (meaningful when occupied). Kept in the slot array so the Referenced writer copies it
+    /// without following pointers.
+    pub record: [u8; 37],
+    /// Bytes the slot's edits and switches take in a snapshot, 7·E + 4·D (0 when free).
+    pub extra: u32,
     pub occupied: Option<Box<Occupied>>,
+}
+
+impl Slot {
+    fn free(generation: Generation) -> Self {
+        let mut record = [0; 37];
+        record[..4].copy_from_slice(&generation.get().to_le_bytes());
+        Self {
+            generation,
+            record,
+            extra: 0,
+            occupied: None,
+        }
+    }
 }
 
 /// A tile in a slot and its derived links.
@@ -35,6 +55,10 @@ pub(crate) struct MeshState {
     pub free: BTreeSet<u32>,
     /// Occupied cells (derived).
     pub cells: CellIndex,
+    /// Sum of the as-built byte lengths of the tiles held (derived; sizes Full snapshots).
+    pub tile_bytes: usize,
+    /// Sum of the slots' `extra` (derived; sizes snapshots exactly).
+    pub extra_bytes: usize,
 }
 
 impl SlotView for MeshState {
@@ -52,16 +76,89 @@ impl MeshState {
     /// `count` free slots of generation 1.
     pub fn empty(count: u32) -> Self {
         Self {
-            slots: vec![
-                Slot {
-                    generation: Generation::FIRST,
-                    occupied: None
-                };
-                count as usize
-            ],
+            slots: vec![Slot::free(Generation::FIRST); count as usize],
             free: (0..count).collect(),
             cells: CellIndex::new(),
+            tile_bytes: 0,
+            extra_bytes: 0,
         }
+    }
+
+    /// Length of this state's Full snapshot section body in bytes (O(1) from the counters).
+    pub fn full_body_len(&self) -> u64 {
+        let occupied = (self.slots.len() - self.free.len()) as u64;
+        4 + self.slots.len() as u64 * 5
+            + occupied * 12
+            + self.tile_bytes as u64
+            + self.extra_bytes as u64
+    }
+
+    /// Fails unless the Full body stays within a u32 after growing by `more` bytes.
+    pub fn check_room(&self, more: u64) -> Result<(), MeshError> {
+        if self.full_body_len() + more > u64::from(u32::MAX) {
+            Err(MeshError::SnapshotTooLarge)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Brings slot `i`'s cached id and extra, and the totals, up to date after any change to it.
+    pub fn refresh(&mut self, i: usize) {
+        let s = &mut self.slots[i];
+        let (id, extra) = match &s.occupied {
+            Some(o) => {
+                let t = &o.tile;
+                (
+                    t.content_id(),
+                    (EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()) as u32,
+                )
+            }
+            None => (TileContentId([0; 32]), 0),
+        };
+        self.extra_bytes = self.extra_bytes - s.extra as usize + extra as usize;
+        s.record[..4].copy_from_slice(&s.generation.get().to_le_bytes());
+        s.record[4] = if s.occupied.is_some() { 2 } else { 0 };
+        s.record[5..].copy_from_slice(&id.0);
+        s.extra = extra;
+    }
+
+    /// Checks every derived field against a recomputation (tests only).
+    #[cfg(test)]
+    pub fn assert_derived(&self) {
+        let mut copy = self.clone();
+        let free: BTreeSet<u32> = (0..self.slots.len() as u32)
+            .filter(|&i| self.slots[i as usize].occupied.is_none())
+            .collect();
+        assert_eq!(self.free, free);
+        let bytes: usize = self
+            .slots
+            .iter()
+            .filter_map(|s| s.occupied.as_ref())
+            .map(|o| o.tile.as_built_bytes().len())
+            .sum();
+        assert_eq!(self.tile_bytes, bytes);
+        for i in 0..copy.slots.len() {
+            copy.refresh(i);
+        }
+        assert_eq!(
+            self.extra_bytes,
+            copy.slots.iter().map(|s| s.extra as usize).sum::<usize>()
+        );
+        for (a, b) in self.slots.iter().zip(&copy.slots) {
+            assert_eq!((a.record, a.extra), (b.record, b.extra));
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            if let Some(o) = &s.occupied {
+                let p = o.tile.pos();
+                assert!(self
+                    .cell(p.column, p.row)
+                    .contains(&(p.layer, SlotIndex(i as u32))));
+            }
+        }
+        assert_eq!(
+            self.cells.values().map(Vec::len).sum::<usize>(),
+            self.slots.len() - self.free.len()
+        );
     }
 
     /// Builds the derived indices and stitches every occupied slot (in parallel, merged in slot
@@ -74,31 +171,30 @@ impl MeshState {
             slots: Vec::with_capacity(slots.len()),
             free: BTreeSet::new(),
             cells: CellIndex::new(),
+            tile_bytes: 0,
+            extra_bytes: 0,
         };
+        let mut free = Vec::new();
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
-            match tile {
-                Some(tile) => {
-                    let p = tile.pos();
-                    let cell = state.cells.entry((p.column, p.row)).or_default();
-                    let at = cell.partition_point(|&(l, _)| l < p.layer);
-                    cell.insert(at, (p.layer, SlotIndex(i as u32)));
-                    state.slots.push(Slot {
-                        generation,
-                        occupied: Some(Box::new(Occupied {
-                            tile,
-                            links: Arc::default(),
-                        })),
-                    });
-                }
-                None => {
-                    state.free.insert(i as u32);
-                    state.slots.push(Slot {
-                        generation,
-                        occupied: None,
-                    });
-                }
+            let mut slot = Slot::free(generation);
+            if let Some(tile) = tile {
+                state.tile_bytes += tile.as_built_bytes().len();
+                let p = tile.pos();
+                let cell = state.cells.entry((p.column, p.row)).or_default();
+                let at = cell.partition_point(|&(l, _)| l < p.layer);
+                cell.insert(at, (p.layer, SlotIndex(i as u32)));
+                slot.occupied = Some(Box::new(Occupied {
+                    tile,
+                    links: Arc::default(),
+                }));
+            } else {
+                free.push(i as u32);
             }
+            state.slots.push(slot);
+            state.refresh(i);
         }
+        // Built from an ascending sequence in one pass.
+        state.free = free.into_iter().collect();
         let dirty = match reuse {
             Some(old) => state.dirty_against(old),
             None => (0..state.slots.len() as u32)
@@ -179,6 +275,13 @@ impl MeshState {
     }
 }
 
+/// The bytes a tile adds to a Full snapshot besides the slot header: its as-built bytes, edits
+/// and switches.
+fn tile_extra(t: &NavTile) -> u64 {
+    (t.as_built_bytes().len() + EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len())
+        as u64
+}
+
 /// A tiled navigation mesh.
 #[derive(Debug, Clone)]
 pub struct TiledNavMesh {
@@ -243,16 +346,19 @@ impl TiledNavMesh {
             return Err(MeshError::PositionTaken { pos, existing });
         }
         let slot = *self.state.free.first().ok_or(MeshError::NoFreeSlot)?;
+        self.state.check_room(12 + tile_extra(&tile))?;
         self.state.free.remove(&slot);
         let cell = self.state.cells.entry((pos.column, pos.row)).or_default();
         let at = cell.partition_point(|&(l, _)| l < pos.layer);
         cell.insert(at, (pos.layer, SlotIndex(slot)));
+        self.state.tile_bytes += tile.as_built_bytes().len();
         let s = &mut self.state.slots[slot as usize];
         s.occupied = Some(Box::new(Occupied {
             tile,
             links: Arc::default(),
         }));
         let r = TileRef::new(s.generation, SlotIndex(slot));
+        self.state.refresh(slot as usize);
         self.state.restitch_around(pos);
         Ok(r)
     }
@@ -265,6 +371,8 @@ impl TiledNavMesh {
         let occ = s.occupied.take().expect("checked occupied");
         s.generation = s.generation.next();
         self.state.free.insert(slot);
+        self.state.tile_bytes -= occ.tile.as_built_bytes().len();
+        self.state.refresh(slot as usize);
         let pos = occ.tile.pos();
         if let Some(cell) = self.state.cells.get_mut(&(pos.column, pos.row)) {
             cell.retain(|&(_, sl)| sl.0 != slot);
@@ -282,13 +390,20 @@ impl TiledNavMesh {
         self.check_tile(&tile)?;
         let pos = tile.pos();
         let old = self.tile_ref_at(pos).ok_or(MeshError::NoTileAt { pos })?;
+        self.state.check_room(tile_extra(&tile))?;
         let s = &mut self.state.slots[old.slot().0 as usize];
         s.generation = s.generation.next();
-        s.occupied = Some(Box::new(Occupied {
+        let added = tile.as_built_bytes().len();
+        let prev = s.occupied.replace(Box::new(Occupied {
             tile,
             links: Arc::default(),
         }));
         let r = TileRef::new(s.generation, old.slot());
+        if let Some(prev) = prev {
+            self.state.tile_bytes -= prev.tile.as_built_bytes().len();
+        }
+        self.state.tile_bytes += added;
+        self.state.refresh(old.slot().0 as usize);
         self.state.restitch_around(pos);
         Ok(r)
     }
@@ -401,7 +516,12 @@ impl TiledNavMesh {
             return Err(MeshError::InvalidPolyRef(r));
         };
         let (na, nf) = f(a, fl);
+        self.state.check_room(7)?;
+        let o = self
+            .occupied_mut(r.tile())
+            .ok_or(MeshError::InvalidPolyRef(r))?;
         o.tile.set_area_flags(p.0, na, nf);
+        self.state.refresh(r.slot().0 as usize);
         Ok(())
     }
 
@@ -431,7 +551,10 @@ impl TiledNavMesh {
         if link >= count {
             return Err(MeshError::LinkOutOfRange { index: link, count });
         }
+        self.state.check_room(4)?;
+        let o = self.occupied_mut(r).ok_or(MeshError::InvalidTileRef(r))?;
         o.tile.set_link_enabled(link, enabled);
+        self.state.refresh(r.slot().0 as usize);
         Ok(())
     }
 

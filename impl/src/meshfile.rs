@@ -38,34 +38,13 @@ pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
 /// the parameters, its position unique; then trailing bytes.
 pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     let mut r = Reader::new(bytes, 0);
-    if r.bytes(4, "magic")? != MESH_MAGIC {
-        return Err(FormatError::new(0, "magic", R::BadMagic).into());
-    }
-    let version = r.u16("version")?;
-    if version != FORMAT_VERSION {
-        return Err(FormatError::new(4, "version", R::BadVersion { found: version }).into());
-    }
-    r.reserved_u16("flags")?;
+    r.header(MESH_MAGIC, FORMAT_VERSION)?;
     let params = MeshParams::read(&mut r)?;
     let n = r.count("tile_count", params.slot_count, 4 + TILE_HEADER_LEN)?;
     let mut tiles = Vec::with_capacity(n as usize);
     let mut seen = HashSet::with_capacity(n as usize);
     for i in 0..n {
-        let at = r.offset();
-        let len = r.u32(|| format!("tile[{i}].length"))?;
-        if len as usize > r.remaining() {
-            return Err(FormatError::new(
-                at,
-                format!("tile[{i}].length"),
-                R::Truncated {
-                    needed: len.into(),
-                    available: r.remaining() as u64,
-                },
-            )
-            .into());
-        }
-        let tat = r.offset();
-        let tb = r.bytes(len as usize, "")?;
+        let (tat, tb) = r.length_prefixed(|| format!("tile[{i}].length"))?;
         let tile = NavTile::from_bytes_at(tb, tat).map_err(|mut e| {
             e.field = format!("tile[{i}].{}", e.field);
             e

@@ -23,7 +23,7 @@ use crate::library::TileLibrary;
 use crate::limits::{
     EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, SECTION_HEADER_LEN,
 };
-use crate::mesh::{MeshState, TiledNavMesh};
+use crate::mesh::{MeshState, Slot, TiledNavMesh};
 use crate::params::MeshParams;
 use crate::tile::{NavTile, FORMAT_VERSION};
 
@@ -52,64 +52,32 @@ impl TiledNavMesh {
     /// mode; no polygon is scanned.
     pub fn snapshot(&self, mode: SnapshotMode) -> Vec<u8> {
         let slots = &self.state.slots;
-        let mut len = FILE_HEADER_LEN + 4 + SECTION_HEADER_LEN + 4;
-        for s in slots {
-            len += MIN_SLOT_LEN;
-            if let Some(o) = &s.occupied {
-                len += match mode {
-                    SnapshotMode::Full => 4 + o.tile.as_built_bytes().len(),
-                    SnapshotMode::Referenced => 32,
-                };
-                len +=
-                    8 + EDIT_LEN * o.tile.edited_polys().len() + 4 * o.tile.disabled_links().len();
-            }
-        }
-        let mut out = vec![0u8; len];
-        let mut at = 0;
-        let mut put = |b: &[u8]| {
-            out[at..at + b.len()].copy_from_slice(b);
-            at += b.len();
-        };
-        put(&SNAPSHOT_MAGIC);
-        put(&FORMAT_VERSION.to_le_bytes());
-        put(&0u16.to_le_bytes());
-        put(&self.params().to_bytes());
-        put(&1u32.to_le_bytes());
-        put(&SECTION_SLOTS.to_le_bytes());
-        put(&0u16.to_le_bytes());
-        put(&((len - FILE_HEADER_LEN - 4 - SECTION_HEADER_LEN) as u32).to_le_bytes());
-        put(&(slots.len() as u32).to_le_bytes());
-        for s in slots {
-            put(&s.generation.get().to_le_bytes());
-            let Some(o) = &s.occupied else {
-                put(&[KIND_FREE]);
-                continue;
+        let occupied = slots.len() - self.state.free.len();
+        let len = FILE_HEADER_LEN
+            + 4
+            + SECTION_HEADER_LEN
+            + 4
+            + slots.len() * MIN_SLOT_LEN
+            + occupied * 8
+            + self.state.extra_bytes
+            + match mode {
+                SnapshotMode::Full => occupied * 4 + self.state.tile_bytes,
+                SnapshotMode::Referenced => occupied * 32,
             };
-            let t = &o.tile;
-            match mode {
-                SnapshotMode::Full => {
-                    put(&[KIND_INLINE]);
-                    put(&(t.as_built_bytes().len() as u32).to_le_bytes());
-                    put(t.as_built_bytes());
-                }
-                SnapshotMode::Referenced => {
-                    put(&[KIND_REFERENCED]);
-                    put(&t.content_id().0);
-                }
-            }
-            put(&(t.edited_polys().len() as u32).to_le_bytes());
-            for p in t.edited_polys() {
-                let pi = PolyIndex(p);
-                put(&p.to_le_bytes());
-                put(&[t.area(pi).unwrap_or(0)]);
-                put(&t.flags(pi).unwrap_or(0).to_le_bytes());
-            }
-            put(&(t.disabled_links().len() as u32).to_le_bytes());
-            for l in t.disabled_links() {
-                put(&l.to_le_bytes());
-            }
-        }
-        debug_assert_eq!(at, len);
+        let body = (len - FILE_HEADER_LEN - 4 - SECTION_HEADER_LEN) as u32;
+        let mut head = [0u8; 92];
+        head[..4].copy_from_slice(&SNAPSHOT_MAGIC);
+        head[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        head[8..76].copy_from_slice(&self.params().to_bytes());
+        head[76..80].copy_from_slice(&1u32.to_le_bytes());
+        head[80..82].copy_from_slice(&SECTION_SLOTS.to_le_bytes());
+        head[84..88].copy_from_slice(&body.to_le_bytes());
+        head[88..92].copy_from_slice(&(slots.len() as u32).to_le_bytes());
+        let out = match mode {
+            SnapshotMode::Referenced => write_referenced(slots, head, len),
+            SnapshotMode::Full => write_full(slots, head, len),
+        };
+        debug_assert_eq!(out.len(), len);
         out
     }
 
@@ -123,6 +91,68 @@ impl TiledNavMesh {
         self.state = state;
         Ok(())
     }
+}
+
+/// Appends a slot's edit count, edits, switch count and switches (`spec/snapshot.md` S11–S13).
+fn put_state(t: &NavTile, put: &mut impl FnMut(&[u8])) {
+    put(&(t.edited_polys().len() as u32).to_le_bytes());
+    for p in t.edited_polys() {
+        let pi = PolyIndex(p);
+        let (b, f) = (p.to_le_bytes(), t.flags(pi).unwrap_or(0).to_le_bytes());
+        put(&[b[0], b[1], b[2], b[3], t.area(pi).unwrap_or(0), f[0], f[1]]);
+    }
+    put(&(t.disabled_links().len() as u32).to_le_bytes());
+    for l in t.disabled_links() {
+        put(&l.to_le_bytes());
+    }
+}
+
+/// Referenced output is small and made of fixed-size records: it is written in place into a
+/// zeroed buffer from the records cached in the slot array, following a pointer only for a
+/// slot with edits or switches.
+fn write_referenced(slots: &[Slot], head: [u8; 92], len: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    buf[..92].copy_from_slice(&head);
+    let mut at = 92;
+    for s in slots {
+        let Some(o) = &s.occupied else {
+            // Kind 0 (free) is already zero.
+            buf[at..at + 4].copy_from_slice(&s.record[..4]);
+            at += MIN_SLOT_LEN;
+            continue;
+        };
+        buf[at..at + 37].copy_from_slice(&s.record);
+        at += 37;
+        if s.extra == 0 {
+            // Both counts are zero, already in place.
+            at += 8;
+            continue;
+        }
+        put_state(&o.tile, &mut |b: &[u8]| {
+            buf[at..at + b.len()].copy_from_slice(b);
+            at += b.len();
+        });
+    }
+    buf
+}
+
+/// Full output is mostly tile bytes: appended to an exactly reserved buffer, never zeroed first.
+fn write_full(slots: &[Slot], head: [u8; 92], len: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(len);
+    buf.extend_from_slice(&head);
+    for s in slots {
+        let g = s.generation.get().to_le_bytes();
+        let Some(o) = &s.occupied else {
+            buf.extend_from_slice(&[g[0], g[1], g[2], g[3], KIND_FREE]);
+            continue;
+        };
+        let b = o.tile.as_built_bytes();
+        let n = (b.len() as u32).to_le_bytes();
+        buf.extend_from_slice(&[g[0], g[1], g[2], g[3], KIND_INLINE, n[0], n[1], n[2], n[3]]);
+        buf.extend_from_slice(b);
+        put_state(&o.tile, &mut |x: &[u8]| buf.extend_from_slice(x));
+    }
+    buf
 }
 
 /// Restoring into a new mesh (the seed's `NavMeshSnapshot.Restore`).
@@ -169,14 +199,7 @@ struct Parsed<'a> {
 /// Stage A: framing, in byte order.
 fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>, RestoreError> {
     let mut r = Reader::new(bytes, 0);
-    if r.bytes(4, "magic")? != SNAPSHOT_MAGIC {
-        return Err(FormatError::new(0, "magic", R::BadMagic).into());
-    }
-    let version = r.u16("version")?;
-    if version != FORMAT_VERSION {
-        return Err(FormatError::new(4, "version", R::BadVersion { found: version }).into());
-    }
-    r.reserved_u16("flags")?;
+    r.header(SNAPSHOT_MAGIC, FORMAT_VERSION)?;
     let params = MeshParams::read(&mut r)?;
     if let Some(mine) = expect {
         if params.digest != mine.digest {
@@ -208,21 +231,7 @@ fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>,
         }
         prev_id = id;
         r.reserved_u16(|| format!("section[{i}].reserved"))?;
-        let at = r.offset();
-        let len = r.u32(|| format!("section[{i}].length"))?;
-        if len as usize > r.remaining() {
-            return Err(FormatError::new(
-                at,
-                format!("section[{i}].length"),
-                R::Truncated {
-                    needed: len.into(),
-                    available: r.remaining() as u64,
-                },
-            )
-            .into());
-        }
-        let body_at = r.offset();
-        let body = r.bytes(len as usize, "")?;
+        let (body_at, body) = r.length_prefixed(|| format!("section[{i}].length"))?;
         let mut br = Reader::new(body, body_at);
         slots = Some(parse_slots(&mut br, &params)?);
         if br.remaining() != 0 {
@@ -270,23 +279,8 @@ fn parse_slots<'a>(
                 continue;
             }
             KIND_INLINE => {
-                let at = r.offset();
-                let len = r.u32(|| format!("slot[{i}].tile_length"))?;
-                if len as usize > r.remaining() {
-                    return Err(r.error_at(
-                        at,
-                        || format!("slot[{i}].tile_length"),
-                        R::Truncated {
-                            needed: len.into(),
-                            available: r.remaining() as u64,
-                        },
-                    ));
-                }
-                let at = r.offset();
-                TileEntry::Inline {
-                    bytes: r.bytes(len as usize, "")?,
-                    at,
-                }
+                let (at, bytes) = r.length_prefixed(|| format!("slot[{i}].tile_length"))?;
+                TileEntry::Inline { bytes, at }
             }
             KIND_REFERENCED => {
                 let at = r.offset();
@@ -504,7 +498,13 @@ fn build(
             return Err(FormatError::new(at, field, R::DuplicatePosition).into());
         }
     }
-    Ok(MeshState::from_slots(slots, old))
+    let state = MeshState::from_slots(slots, old);
+    // S29: every state a mesh holds has a Full snapshot (a Referenced one may name tiles whose
+    // bytes would not fit a u32 section body).
+    if state.full_body_len() > u64::from(u32::MAX) {
+        return Err(FormatError::new(88, "slots", R::StateTooLarge).into());
+    }
+    Ok(state)
 }
 
 /// Helpers for tests that edit snapshots field by field.

@@ -563,5 +563,7 @@ proptest! {
             prop_assert_eq!(a.all_links(), b.all_links());
         }
         prop_assert_eq!(a.all_links(), a.stitch_from_scratch());
+        a.state.assert_derived();
+        b.state.assert_derived();
     }
 }

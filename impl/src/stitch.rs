@@ -3,8 +3,6 @@
 //! around it, so any history reaching the same slots gives the same links in the same order, and
 //! a change at one cell needs only the 3 × 3 around it stitched again.
 
-use std::collections::BTreeMap;
-
 use crate::geom::{closest_point_on_poly_xz, dist2_xz, Vec3};
 use crate::ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TilePos, TileRef};
 use crate::tile::{Edge, LinkDirection, NavTile};
@@ -142,11 +140,15 @@ fn land(
                 corners.extend(poly.verts().iter().map(|&v| tile.vertices()[v as usize]));
                 let (q, _) = closest_point_on_poly_xz(p, &corners);
                 let d2 = dist2_xz(p, &q);
-                if d2 > r2 {
+                // Written so that a NaN (only possible at extreme coordinates) is rejected too.
+                if d2.is_nan() || d2 > r2 {
                     continue;
                 }
-                let dy = (tile.poly_height(PolyIndex(i as u32), &q) - p[1]).abs();
-                if dy > climb {
+                let Some(h) = tile.poly_height(PolyIndex(i as u32), &q) else {
+                    continue;
+                };
+                let dy = (h - p[1]).abs();
+                if dy.is_nan() || dy > climb {
                     continue;
                 }
                 let cand = (d2, dy, slot, PolyIndex(i as u32));
@@ -232,23 +234,20 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
     let ng = tile.ground_poly_count();
     let mut per_poly: Vec<Vec<Link>> = vec![Vec::new(); np];
 
-    // Edge links.
+    // Internal links.
     for (i, poly) in tile.ground_polys().iter().enumerate() {
-        let n = usize::from(poly.vertex_count);
         for (k, edge) in poly.edge_list().iter().enumerate() {
-            match *edge {
-                Edge::Wall => {}
-                Edge::Internal(q) => per_poly[i].push(Link {
+            if let Edge::Internal(q) = *edge {
+                per_poly[i].push(Link {
                     target: me.poly(q),
                     kind: LinkKind::Internal { edge: k as u8 },
-                }),
-                Edge::Portal(side) => {
-                    let a = tile.vertices()[poly.vertices[k] as usize];
-                    let b = tile.vertices()[poly.vertices[(k + 1) % n] as usize];
-                    portal_links(view, tile, pos, side, k as u8, &a, &b, &mut per_poly[i]);
-                }
+                });
             }
         }
+    }
+    // Portal links, side by side, against every tile of the neighbouring cell.
+    for side in Side::ALL {
+        portal_links(view, tile, pos, side, &mut per_poly);
     }
 
     // Off-mesh links: this tile's own links, and links of tiles around it whose end lands here.
@@ -309,46 +308,70 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
     out
 }
 
-/// The portal links of edge (a, b) on `side` to every matching portal edge of the tiles in the
-/// neighbouring cell (`spec/navmesh-format.md` §6.2).
-#[allow(clippy::too_many_arguments)]
+/// The portal links of the tile's portal edges on `side` to the matching portal edges of the
+/// tiles in the neighbouring cell (`spec/navmesh-format.md` §6.2). Both tiles' portal edges on the
+/// shared border are sorted with disjoint interiors (rule T20), so one merge of the two lists
+/// visits each overlapping pair once: linear in the two lists.
 fn portal_links(
     view: &dyn SlotView,
     tile: &NavTile,
     pos: TilePos,
     side: Side,
-    edge: u8,
-    a: &Vec3,
-    b: &Vec3,
-    out: &mut Vec<Link>,
+    out: &mut [Vec<Link>],
 ) {
+    let mine = &tile.data().portals[usize::from(side.code())];
+    if mine.is_empty() {
+        return;
+    }
     let (dc, dr) = side.step();
     let (Some(nc), Some(nr)) = (pos.column.checked_add(dc), pos.row.checked_add(dr)) else {
         return;
     };
     let u = if side.along_z() { 2 } else { 0 };
-    let want = Edge::Portal(side.opposite());
     for &(_, other) in view.cell(nc, nr) {
         let Some((og, ot)) = view.occupant(other) else {
             continue;
         };
-        let climb = tile.agent().climb.min(ot.agent().climb);
-        for (j, poly) in ot.ground_polys().iter().enumerate() {
-            let n = usize::from(poly.vertex_count);
-            for (k, e) in poly.edge_list().iter().enumerate() {
-                if *e != want {
-                    continue;
-                }
-                let c = ot.vertices()[poly.vertices[k] as usize];
-                let d = ot.vertices()[poly.vertices[(k + 1) % n] as usize];
-                if let Some((lo, hi)) = overlap(a, b, &c, &d, u, climb) {
-                    out.push(Link {
-                        target: PolyRef::new(og, other, PolyIndex(j as u32)),
-                        kind: LinkKind::Portal { edge, side, lo, hi },
+        let theirs = &ot.data().portals[usize::from(side.opposite().code())];
+        let climb = min_first(tile.agent().climb, ot.agent().climb);
+        let mut first = 0;
+        for e in mine {
+            while first < theirs.len() && theirs[first].hi <= e.lo {
+                first += 1;
+            }
+            for f in theirs[first..].iter().take_while(|f| f.lo < e.hi) {
+                if let Some((lo, hi)) = overlap(&e.a, &e.b, &f.a, &f.b, u, climb) {
+                    out[e.poly as usize].push(Link {
+                        target: PolyRef::new(og, other, PolyIndex(f.poly)),
+                        kind: LinkKind::Portal {
+                            edge: e.edge,
+                            side,
+                            lo,
+                            hi,
+                        },
                     });
                 }
             }
         }
+    }
+}
+
+/// The smaller of two finite values, the first on a tie: unlike `f64::min`, this fixes which
+/// zero a (−0, +0) tie yields, so the bits of a portal range never depend on the build.
+pub(crate) fn min_first(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The larger of two finite values, the first on a tie (see [`min_first`]).
+pub(crate) fn max_first(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
     }
 }
 
@@ -367,8 +390,8 @@ pub(crate) fn overlap(
     u: usize,
     climb: f64,
 ) -> Option<(f64, f64)> {
-    let lo = a[u].min(b[u]).max(c[u].min(d[u]));
-    let hi = a[u].max(b[u]).min(c[u].max(d[u]));
+    let lo = max_first(min_first(a[u], b[u]), min_first(c[u], d[u]));
+    let hi = min_first(max_first(a[u], b[u]), max_first(c[u], d[u]));
     if hi <= lo {
         return None;
     }
@@ -380,5 +403,6 @@ pub(crate) fn overlap(
     Some((lo, hi))
 }
 
-/// Cells to slots: for each occupied cell, its tiles ordered by layer.
-pub(crate) type CellIndex = BTreeMap<(i32, i32), Vec<(u32, SlotIndex)>>;
+/// Cells to slots: for each occupied cell, its tiles ordered by layer. Only ever looked up by
+/// key, never iterated, so its order cannot reach an output (DESIGN §8).
+pub(crate) type CellIndex = std::collections::HashMap<(i32, i32), Vec<(u32, SlotIndex)>>;

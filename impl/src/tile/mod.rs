@@ -7,7 +7,6 @@ mod read;
 #[cfg(test)]
 mod tile_tests;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 pub use raw::RawTile;
@@ -136,6 +135,20 @@ pub(crate) struct TileData {
     /// Offset of the area array within `bytes`.
     pub areas_offset: usize,
     pub content_id: TileContentId,
+    /// Portal edges per side (derived; see `read::portal_lists`).
+    pub portals: [Vec<PortalEdge>; 4],
+}
+
+/// A portal edge of a tile: its interval [lo, hi] along the side, its polygon and edge, and its
+/// two vertices in polygon order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PortalEdge {
+    pub lo: f64,
+    pub hi: f64,
+    pub poly: u32,
+    pub edge: u8,
+    pub a: Vec3,
+    pub b: Vec3,
 }
 
 /// A tile: shared immutable contents plus this copy's current areas, flags and link switches.
@@ -144,8 +157,10 @@ pub struct NavTile {
     data: Arc<TileData>,
     areas: Arc<Vec<u8>>,
     flags: Arc<Vec<u16>>,
-    edited: BTreeSet<u32>,
-    disabled: BTreeSet<u32>,
+    /// Polygons whose current area or flags differ from the as-built ones, strictly ascending.
+    edited: SortedSet,
+    /// Disabled link indices, strictly ascending.
+    disabled: SortedSet,
 }
 
 impl PartialEq for NavTile {
@@ -175,8 +190,8 @@ impl NavTile {
             areas: Arc::clone(&data.areas),
             flags: Arc::clone(&data.flags),
             data,
-            edited: BTreeSet::new(),
-            disabled: BTreeSet::new(),
+            edited: SortedSet::default(),
+            disabled: SortedSet::default(),
         }
     }
 
@@ -280,10 +295,19 @@ impl NavTile {
         &self.data.detail_tris
     }
 
-    /// The three corners of detail triangle `t` (absolute index) of ground polygon `poly`.
-    pub fn detail_triangle(&self, poly: PolyIndex, t: u32) -> [Vec3; 3] {
-        let p = &self.data.polys[poly.0 as usize];
+    /// The three corners of detail triangle `t` (absolute index) of ground polygon `poly`; `None`
+    /// for an off-mesh link polygon, an index out of range, or a triangle of another polygon.
+    pub fn detail_triangle(&self, poly: PolyIndex, t: u32) -> Option<[Vec3; 3]> {
+        let p = self.data.polys.get(poly.0 as usize)?;
         let d = &self.data.detail_meshes[poly.0 as usize];
+        if !(d.triangle_base..d.triangle_base + d.triangle_count).contains(&t) {
+            return None;
+        }
+        Some(self.corners_of(p, d, t))
+    }
+
+    /// Corners of triangle `t`, known to belong to polygon `p` with detail record `d`.
+    fn corners_of(&self, p: &Polygon, d: &DetailMesh, t: u32) -> [Vec3; 3] {
         let tri = self.data.detail_tris[t as usize];
         let nv = u32::from(p.vertex_count);
         tri.map(|i| {
@@ -328,7 +352,7 @@ impl NavTile {
 
     /// Whether off-mesh link `link` is enabled (all links start enabled).
     pub fn is_link_enabled(&self, link: u32) -> bool {
-        !self.disabled.contains(&link)
+        !self.disabled.contains(link)
     }
 
     /// Polygons whose current area or flags differ from the as-built values, ascending.
@@ -352,7 +376,7 @@ impl NavTile {
             Arc::make_mut(&mut self.flags)[i] = flags;
         }
         if area == self.data.areas[i] && flags == self.data.flags[i] {
-            self.edited.remove(&poly);
+            self.edited.remove(poly);
         } else {
             self.edited.insert(poly);
         }
@@ -361,7 +385,7 @@ impl NavTile {
     /// Turns a link on or off. The caller has checked the index.
     pub(crate) fn set_link_enabled(&mut self, link: u32, enabled: bool) {
         if enabled {
-            self.disabled.remove(&link);
+            self.disabled.remove(link);
         } else {
             self.disabled.insert(link);
         }
@@ -394,21 +418,23 @@ impl NavTile {
     /// `wa = orient(b, c, p)/d`, `wb = orient(c, a, p)/d`, `wc = orient(a, b, p)/d`,
     /// `d = orient(a, b, c)`; when none contains it (p on the rim, rounded outside), the closest
     /// triangle edge on x–z gives `a.y + (b.y − a.y)·t`, the first edge winning ties.
-    pub fn poly_height(&self, poly: PolyIndex, p: &Vec3) -> f64 {
+    /// `None` for an off-mesh link polygon or an index out of range.
+    pub fn poly_height(&self, poly: PolyIndex, p: &Vec3) -> Option<f64> {
         use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
-        let d = self.data.detail_meshes[poly.0 as usize];
+        let pg = self.data.polys.get(poly.0 as usize)?;
+        let d = &self.data.detail_meshes[poly.0 as usize];
         let range = d.triangle_base..d.triangle_base + d.triangle_count;
         for t in range.clone() {
-            let [a, b, c] = self.detail_triangle(poly, t);
+            let [a, b, c] = self.corners_of(pg, d, t);
             let (oa, ob, oc) = (orient(&b, &c, p), orient(&c, &a, p), orient(&a, &b, p));
             if oa >= 0.0 && ob >= 0.0 && oc >= 0.0 {
                 let den = orient(&a, &b, &c);
-                return (oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1];
+                return Some((oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1]);
             }
         }
         let mut best = (f64::INFINITY, 0.0);
         for t in range {
-            let tri = self.detail_triangle(poly, t);
+            let tri = self.corners_of(pg, d, t);
             for k in 0..3 {
                 let (a, b) = (&tri[k], &tri[(k + 1) % 3]);
                 let s = closest_t_on_segment_xz(p, a, b);
@@ -419,6 +445,39 @@ impl NavTile {
                 }
             }
         }
-        best.1
+        Some(best.1)
+    }
+}
+
+/// A set of u32 kept as a strictly ascending vector: contiguous to iterate (the snapshot writer
+/// lists it in order), binary search to look up; appending in ascending order (restore) is O(1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct SortedSet(Vec<u32>);
+
+impl SortedSet {
+    fn contains(&self, v: u32) -> bool {
+        self.0.binary_search(&v).is_ok()
+    }
+
+    fn insert(&mut self, v: u32) {
+        if self.0.last().is_none_or(|&l| l < v) {
+            self.0.push(v);
+        } else if let Err(at) = self.0.binary_search(&v) {
+            self.0.insert(at, v);
+        }
+    }
+
+    fn remove(&mut self, v: u32) {
+        if let Ok(at) = self.0.binary_search(&v) {
+            self.0.remove(at);
+        }
+    }
+
+    fn iter(&self) -> impl ExactSizeIterator<Item = &u32> + '_ {
+        self.0.iter()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }

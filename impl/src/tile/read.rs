@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::{
-    AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, TileData, FORMAT_VERSION,
-    TILE_MAGIC,
+    AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, PortalEdge, TileData,
+    FORMAT_VERSION, TILE_MAGIC,
 };
 use crate::bytes::Reader;
 use crate::error::{FormatError, FormatReason as R};
@@ -34,15 +34,7 @@ fn inside(b: &[f64; 4], p: &Vec3) -> bool {
 pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     let mut r = Reader::new(bytes, base);
     // T1–T3: file header.
-    if r.bytes(4, "magic")? != TILE_MAGIC {
-        return Err(r.error_at(base, "magic", R::BadMagic));
-    }
-    let at = r.offset();
-    let version = r.u16("version")?;
-    if version != FORMAT_VERSION {
-        return Err(r.error_at(at, "version", R::BadVersion { found: version }));
-    }
-    r.reserved_u16("flags")?;
+    r.header(TILE_MAGIC, FORMAT_VERSION)?;
     // T4: grid and digest.
     let grid = Grid::read(&mut r, "params")?;
     let digest = SettingsDigest(r.hash32("params.settings_digest")?);
@@ -153,6 +145,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     }
 
     // T16: detail meshes, contiguous in polygon order.
+    let details_at = r.offset();
     let mut detail_meshes = Vec::with_capacity(ng as usize);
     let (mut next_v, mut next_t) = (0u32, 0u32);
     for i in 0..ng {
@@ -251,8 +244,11 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         &detail_meshes,
         &detail_vertices,
         &detail_tris,
+        details_at,
         tris_at,
     )?;
+    let portals = portal_lists(&polys, &vertices);
+    check_portals_disjoint(&portals, polys_at)?;
 
     let bytes: Arc<[u8]> = Arc::from(bytes);
     let content_id = TileContentId::of_bytes(&bytes);
@@ -272,7 +268,72 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         bytes,
         areas_offset,
         content_id,
+        portals,
     })
+}
+
+/// The portal edges of each side (indexed by side code), sorted by (lo, hi, polygon, edge):
+/// derived data that stitching merges against a neighbour's (`spec/navmesh-format.md` §6.2).
+fn portal_lists(polys: &[Polygon], vertices: &[Vec3]) -> [Vec<PortalEdge>; 4] {
+    let mut out: [Vec<PortalEdge>; 4] = Default::default();
+    for (i, p) in polys.iter().enumerate() {
+        let n = usize::from(p.vertex_count);
+        for (k, e) in p.edge_list().iter().enumerate() {
+            if let Edge::Portal(side) = *e {
+                let u = if side.along_z() { 2 } else { 0 };
+                let (a, b) = (
+                    vertices[p.vertices[k] as usize],
+                    vertices[p.vertices[(k + 1) % n] as usize],
+                );
+                let (lo, hi) = if a[u] < b[u] {
+                    (a[u], b[u])
+                } else {
+                    (b[u], a[u])
+                };
+                out[usize::from(side.code())].push(PortalEdge {
+                    lo,
+                    hi,
+                    poly: i as u32,
+                    edge: k as u8,
+                    a,
+                    b,
+                });
+            }
+        }
+    }
+    for list in &mut out {
+        list.sort_by(|x, y| {
+            x.lo.total_cmp(&y.lo)
+                .then(x.hi.total_cmp(&y.hi))
+                .then(x.poly.cmp(&y.poly))
+                .then(x.edge.cmp(&y.edge))
+        });
+    }
+    out
+}
+
+/// T20: on each side, the portal edges' intervals have disjoint interiors (a tile is one layer:
+/// at most one of its polygons crosses any point of a side). In sorted order each interval must
+/// start at or after the end of the one before; the later of the first overlapping pair is
+/// reported, sides in code order.
+fn check_portals_disjoint(
+    portals: &[Vec<PortalEdge>; 4],
+    polys_at: u64,
+) -> Result<(), FormatError> {
+    for list in portals {
+        for w in list.windows(2) {
+            if w[1].lo < w[0].hi {
+                let (i, k) = (w[1].poly as usize, usize::from(w[1].edge));
+                let at = polys_at + (i * POLY_LEN + 28 + 4 * k) as u64;
+                return Err(FormatError::new(
+                    at,
+                    format!("polygon[{i}].neighbour[{k}]"),
+                    R::PortalOverlap,
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads ground polygon `i` and applies rules T9–T13, which need only the vertices.
@@ -333,13 +394,32 @@ fn read_poly(
             &vertices[idx[(k + 1) % n] as usize],
             &vertices[idx[(k + 2) % n] as usize],
         );
-        if orient(a, b, c) <= 0.0 {
+        let o = orient(a, b, c);
+        if o.is_nan() || o <= 0.0 {
             let kk = (k + 1) % n;
             return Err(r.error_at(
                 verts_at + 4 * kk as u64,
                 || format!("polygon[{i}].vertex[{kk}]"),
                 R::NotConvex,
             ));
+        }
+    }
+    // T12, continued: with five or six vertices every turn can be to the left while the polygon
+    // winds twice (a pentagram), so every vertex must also lie strictly left of every edge.
+    for k in 0..n {
+        let (a, b) = (
+            &vertices[idx[k] as usize],
+            &vertices[idx[(k + 1) % n] as usize],
+        );
+        for j in (0..n).filter(|&j| j != k && j != (k + 1) % n) {
+            let o = orient(a, b, &vertices[idx[j] as usize]);
+            if o.is_nan() || o <= 0.0 {
+                return Err(r.error_at(
+                    verts_at + 4 * j as u64,
+                    || format!("polygon[{i}].vertex[{j}]"),
+                    R::NotConvex,
+                ));
+            }
         }
     }
     for k in 0..MAX_VERTS_PER_POLY {
@@ -443,6 +523,7 @@ fn check_detail(
     meshes: &[DetailMesh],
     dverts: &[Vec3],
     tris: &[[u8; 3]],
+    details_at: u64,
     tris_at: u64,
 ) -> Result<(), FormatError> {
     let mut corners = Vec::with_capacity(MAX_VERTS_PER_POLY);
@@ -474,7 +555,7 @@ fn check_detail(
         for t in d.triangle_base..d.triangle_base + d.triangle_count {
             let [a, b, c] = tris[t as usize].map(get);
             let o = orient(&a, &b, &c);
-            if o <= 0.0 {
+            if o.is_nan() || o <= 0.0 {
                 let at = tris_at + u64::from(t) * DETAIL_TRI_LEN as u64;
                 return Err(FormatError::new(
                     at,
@@ -485,8 +566,10 @@ fn check_detail(
             sum += o;
         }
         let area = poly_area2_xz(&corners);
-        if (sum - area).abs() > DETAIL_AREA_TOLERANCE * area {
-            let at = tris_at + u64::from(d.triangle_base) * DETAIL_TRI_LEN as u64;
+        // Written so that a NaN (sum and area both overflowed) fails.
+        let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
+        if !covered {
+            let at = details_at + (i * DETAIL_MESH_LEN + 12) as u64;
             return Err(FormatError::new(
                 at,
                 format!("detail[{i}].triangle_count"),

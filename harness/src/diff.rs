@@ -1,0 +1,276 @@
+//! `onav diff A B`: the first structural difference between two files — a field path (slot,
+//! tile, edit, field) with both values — rather than a byte offset.
+//!
+//! Both files are decoded ([`crate::decode`]) and compared field by field, in order, by path and
+//! value (floats bitwise). Lengths that only follow from contents (`section[i].length`,
+//! `slot[i].tile_length`, `tile[i].length`) are compared last: a differing length is reported
+//! only when no content field differs, and is otherwise mentioned beside the content difference
+//! that causes it. A path present in only one file (one ends, or its decode stops early) is a
+//! difference too, and so are trailing bytes.
+
+use std::fmt::Write as _;
+
+use crate::decode::{decode, Decoded, Field, FileKind, Value};
+use crate::inspect::{describe, kind_name};
+
+/// True for fields whose value follows from the contents after them.
+fn is_length(path: &str) -> bool {
+    path.ends_with(".length") || path.ends_with(".tile_length")
+}
+
+/// Bitwise equality of values (so 0.0 and -0.0 differ and a NaN equals itself).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::F(x), Value::F(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+fn show(f: &Field) -> String {
+    format!("{} at byte {}", describe(f, None), f.offset)
+}
+
+fn stop_note(d: &Decoded) -> String {
+    match &d.stopped {
+        Some((o, n)) => format!("decode stopped at byte {o}: {n}"),
+        None => "ends there".into(),
+    }
+}
+
+/// The first structural difference between `a` and `b`, or `identical`.
+pub fn diff(a: &[u8], b: &[u8]) -> String {
+    let (da, db) = (decode(a), decode(b));
+    if da.kind == FileKind::Unknown || db.kind == FileKind::Unknown {
+        if a == b {
+            return "identical\n".into();
+        }
+        if da.kind != db.kind {
+            return format!(
+                "different kinds of file: A is {}, B is {}\n",
+                kind_name(da.kind),
+                kind_name(db.kind)
+            );
+        }
+        let at = a.iter().zip(b).position(|(x, y)| x != y);
+        return format!(
+            "neither file is an onav file; their bytes differ first at byte {}\n",
+            at.unwrap_or(a.len().min(b.len()))
+        );
+    }
+    let mut length: Option<(&Field, &Field)> = None;
+    let mut out = String::new();
+    let n = da.fields.len().max(db.fields.len());
+    for i in 0..n {
+        match (da.fields.get(i), db.fields.get(i)) {
+            (Some(x), Some(y)) if x.path == y.path => {
+                if same(&x.value, &y.value) {
+                    continue;
+                }
+                if is_length(&x.path) {
+                    length = length.or(Some((x, y)));
+                    continue;
+                }
+                let _ = writeln!(out, "first difference: {}", x.path);
+                let _ = writeln!(out, "  A: {}", show(x));
+                let _ = writeln!(out, "  B: {}", show(y));
+            }
+            (Some(x), Some(y)) => {
+                let _ = writeln!(out, "first difference: the structure, at field {i}");
+                let _ = writeln!(out, "  A: {} = {}", x.path, show(x));
+                let _ = writeln!(out, "  B: {} = {}", y.path, show(y));
+            }
+            (Some(x), None) => {
+                let _ = writeln!(out, "first difference: {} is only in A", x.path);
+                let _ = writeln!(out, "  A: {}", show(x));
+                let _ = writeln!(out, "  B: {}", stop_note(&db));
+            }
+            (None, Some(y)) => {
+                let _ = writeln!(out, "first difference: {} is only in B", y.path);
+                let _ = writeln!(out, "  A: {}", stop_note(&da));
+                let _ = writeln!(out, "  B: {}", show(y));
+            }
+            (None, None) => {}
+        }
+        if let Some((x, y)) = length {
+            let _ = writeln!(
+                out,
+                "  (so {} differs too: A {}, B {})",
+                x.path, x.value, y.value
+            );
+        }
+        return out;
+    }
+    if let Some((x, y)) = length {
+        let _ = writeln!(out, "first difference: {}", x.path);
+        let _ = writeln!(out, "  A: {}", show(x));
+        let _ = writeln!(out, "  B: {}", show(y));
+        return out;
+    }
+    // Every field agrees: compare where and why the decodes stopped, then the rest of the bytes.
+    match (&da.stopped, &db.stopped) {
+        (None, None) if a == b => "identical\n".into(),
+        (sa, sb) if sa != sb => format!(
+            "first difference: after the last field\n  A: {}\n  B: {}\n",
+            stop_note(&da),
+            stop_note(&db)
+        ),
+        _ => {
+            let at = a
+                .iter()
+                .zip(b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            format!(
+                "every field is equal; the undecoded bytes differ first at byte {at} ({})\n",
+                stop_note(&da)
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onav::{PolyIndex, SnapshotMode, TiledNavMesh, WorldSpec};
+
+    fn world() -> WorldSpec {
+        WorldSpec {
+            columns: 2,
+            rows: 1,
+            quads: 1,
+            links_per_tile: 1,
+            area_kinds: 4,
+            ..WorldSpec::default()
+        }
+    }
+
+    fn mesh() -> TiledNavMesh {
+        let w = world();
+        let mut m = TiledNavMesh::new(w.params(3));
+        for t in w.tiles() {
+            m.add_tile(t).unwrap();
+        }
+        m
+    }
+
+    fn full(m: &TiledNavMesh) -> Vec<u8> {
+        m.snapshot(SnapshotMode::Full)
+    }
+
+    fn first_line(s: &str) -> &str {
+        s.lines().next().unwrap()
+    }
+
+    #[test]
+    fn identical_files() {
+        let s = full(&mesh());
+        assert_eq!(diff(&s, &s), "identical\n");
+        assert_eq!(diff(b"xyz", b"xyz"), "identical\n");
+    }
+
+    #[test]
+    fn an_edit() {
+        let a = mesh();
+        let (r, t) = a.tiles().nth(1).unwrap();
+        let p = r.poly(PolyIndex(0));
+        let area = t.area(PolyIndex(0)).unwrap();
+        let mut b = a.clone();
+        b.set_poly_area(p, (area + 1) % 64).unwrap();
+        let mut c = a.clone();
+        c.set_poly_area(p, (area + 2) % 64).unwrap();
+        // One edit more: the count differs (the section length follows from it).
+        let out = diff(&full(&a), &full(&b));
+        assert_eq!(
+            first_line(&out),
+            "first difference: slot[1].edit_count",
+            "{out}"
+        );
+        assert!(out.contains("  A: 0 at byte "));
+        assert!(out.contains("  B: 1 at byte "));
+        assert!(out.contains("(so section[0].length differs too"), "{out}");
+        // The same edit with another value: the area itself.
+        let out = diff(&full(&b), &full(&c));
+        assert_eq!(
+            first_line(&out),
+            "first difference: slot[1].edit[0].area",
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_generation() {
+        let a = mesh();
+        let mut b = a.clone();
+        let (r, t) = b.tiles().next().map(|(r, t)| (r, t.clone())).unwrap();
+        b.remove_tile(r).unwrap();
+        b.add_tile(t).unwrap();
+        let out = diff(&full(&a), &full(&b));
+        assert_eq!(
+            first_line(&out),
+            "first difference: slot[0].generation",
+            "{out}"
+        );
+        assert!(out.contains("  A: 1 at byte 92"), "{out}");
+        assert!(out.contains("  B: 2 at byte 92"), "{out}");
+    }
+
+    #[test]
+    fn a_slot_kind() {
+        let a = mesh();
+        let out = diff(&full(&a), &a.snapshot(SnapshotMode::Referenced));
+        assert_eq!(first_line(&out), "first difference: slot[0].kind", "{out}");
+        assert!(out.contains("A: 1 (inline tile)"), "{out}");
+        assert!(out.contains("B: 2 (referenced tile)"), "{out}");
+        assert!(out.contains("so section[0].length differs too"), "{out}");
+    }
+
+    #[test]
+    fn lengths() {
+        let a = full(&mesh());
+        // B is cut short: its section body no longer fits.
+        let out = diff(&a, &a[..a.len() - 10]);
+        assert_eq!(
+            first_line(&out),
+            "first difference: slots.slot_count is only in A",
+            "{out}"
+        );
+        assert!(
+            out.contains("B: decode stopped at byte 84: section[0].length = "),
+            "{out}"
+        );
+        // B has a trailing byte.
+        let mut b = a.clone();
+        b.push(7);
+        let out = diff(&a, &b);
+        assert_eq!(
+            first_line(&out),
+            "first difference: after the last field",
+            "{out}"
+        );
+        assert!(out.contains("B: decode stopped at byte"), "{out}");
+        assert!(out.contains("1 trailing bytes"), "{out}");
+        // Another slot count.
+        let w = world();
+        let mut m = TiledNavMesh::new(w.params(4));
+        for t in w.tiles() {
+            m.add_tile(t).unwrap();
+        }
+        let out = diff(&a, &full(&m));
+        assert_eq!(
+            first_line(&out),
+            "first difference: params.slot_count",
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn kinds_of_file() {
+        let m = mesh();
+        let out = diff(&full(&m), &onav::write_mesh(&m));
+        assert_eq!(first_line(&out), "first difference: magic", "{out}");
+        let out = diff(&full(&m), b"garbage");
+        assert!(out.starts_with("different kinds of file"), "{out}");
+        let out = diff(b"garbage", b"garbagE");
+        assert!(out.contains("byte 6"), "{out}");
+    }
+}

@@ -1,0 +1,209 @@
+//! Mutant testees for the harness's self-tests: wrappers around a correct [`Backend`] that break
+//! it in one known way, served by the hidden `onav testee --mutant NAME`. The suite must catch
+//! every one of them: a runner that passes a mutant is broken.
+//!
+//! [`MutantKind::CrashOnOp`] and [`MutantKind::Hang`] end or block the process that runs them, so
+//! they only make sense inside a testee process.
+
+use std::str::FromStr;
+
+use serde_json::Value;
+
+use crate::protocol::{Backend, BackendFailure, Reply, Request};
+use crate::wire;
+
+/// How a mutant misbehaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MutantKind {
+    /// `accept-every-restore`: answers `ok` to every `restore` (with a fresh empty mesh whose
+    /// parameters are the snapshot's, when they parse, or a one-slot default) and `restore_into`
+    /// (leaving the mesh as it was), whatever the bytes.
+    AcceptEveryRestore,
+    /// `reject-every-restore`: answers every `restore` and `restore_into` with a format
+    /// rejection of field `magic` at offset 0, whatever the bytes.
+    RejectEveryRestore,
+    /// `flip-snapshot-byte`: flips the lowest bit of the middle byte (index len / 2) of every
+    /// `snapshot` reply.
+    FlipSnapshotByte,
+    /// `crash-on-op:K`: the process exits (status 86, without replying) when it receives its
+    /// K-th request after `hello` (K ≥ 1). A restarted process counts from 1 again.
+    CrashOnOp(u32),
+    /// `hang-on:OP` (`hang` is `hang-on:snapshot`): never answers op OP (and so nothing after it).
+    Hang(String),
+}
+
+impl FromStr for MutantKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "accept-every-restore" => Self::AcceptEveryRestore,
+            "reject-every-restore" => Self::RejectEveryRestore,
+            "flip-snapshot-byte" => Self::FlipSnapshotByte,
+            "hang" => Self::Hang("snapshot".into()),
+            _ => {
+                if let Some(k) = s.strip_prefix("crash-on-op:") {
+                    match k.parse() {
+                        Ok(k @ 1..) => Self::CrashOnOp(k),
+                        _ => return Err(format!("crash-on-op needs a count ≥ 1, not {k:?}")),
+                    }
+                } else if let Some(op) = s.strip_prefix("hang-on:") {
+                    if !crate::testee_server::OPS.contains(&op) {
+                        return Err(format!("hang-on: unknown op {op:?}"));
+                    }
+                    Self::Hang(op.into())
+                } else {
+                    return Err(format!(
+                        "unknown mutant {s:?}; known: {}",
+                        MUTANT_NAMES.join(", ")
+                    ));
+                }
+            }
+        })
+    }
+}
+
+/// The mutant names `onav testee --mutant` accepts.
+pub const MUTANT_NAMES: &[&str] = &[
+    "accept-every-restore",
+    "reject-every-restore",
+    "flip-snapshot-byte",
+    "crash-on-op:K",
+    "hang-on:OP",
+    "hang",
+];
+
+/// A backend broken in one known way.
+#[derive(Debug)]
+pub struct Mutant<B: Backend> {
+    inner: B,
+    kind: MutantKind,
+    ops: u32,
+}
+
+impl<B: Backend> Mutant<B> {
+    /// Wraps `inner`.
+    pub fn new(inner: B, kind: MutantKind) -> Self {
+        Self {
+            inner,
+            kind,
+            ops: 0,
+        }
+    }
+
+    /// A fresh mesh for the accepting mutant: the snapshot's parameters if they parse.
+    fn fresh_mesh(&mut self, bytes: &str) -> Result<Reply, BackendFailure> {
+        let b = wire::unb64("bytes", bytes).unwrap_or_default();
+        let block = b
+            .get(8..8 + onav::MeshParams::LEN)
+            .and_then(|p| onav::MeshParams::read(&mut onav::bytes::Reader::new(p, 8)).ok());
+        let params = match block {
+            Some(p) => p,
+            None => onav::MeshParams {
+                grid: onav::Grid {
+                    origin: [0.0; 3],
+                    tile_size: 1.0,
+                },
+                slot_count: 1,
+                digest: onav::SettingsDigest([0; 32]),
+            },
+        };
+        self.inner.call(&Request::NewMesh {
+            params: wire::b64(&params.to_bytes()),
+        })
+    }
+}
+
+impl<B: Backend> Backend for Mutant<B> {
+    fn supports(&self, op: &str) -> bool {
+        self.inner.supports(op)
+    }
+
+    fn has_feature(&self, feature: &str) -> bool {
+        self.inner.has_feature(feature)
+    }
+
+    fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure> {
+        if !matches!(req, Request::Hello { .. }) {
+            self.ops = self.ops.saturating_add(1);
+        }
+        let restore = matches!(req, Request::Restore { .. } | Request::RestoreInto { .. });
+        match &self.kind {
+            MutantKind::CrashOnOp(k) if self.ops == *k => {
+                eprintln!("mutant crash-on-op:{k}: exiting at {}", req.op());
+                std::process::exit(86);
+            }
+            MutantKind::Hang(op) if req.op() == op => {
+                eprintln!("mutant hang-on:{op}: not answering");
+                loop {
+                    std::thread::park();
+                }
+            }
+            MutantKind::AcceptEveryRestore if restore => match req {
+                Request::Restore { bytes, .. } => self.fresh_mesh(bytes),
+                _ => Ok(Reply::ok([])),
+            },
+            MutantKind::RejectEveryRestore if restore => Ok(Reply::Rejected {
+                class: "format".into(),
+                field: "magic".into(),
+                offset: Some(0),
+                message: "mutant reject-every-restore".into(),
+            }),
+            MutantKind::FlipSnapshotByte if matches!(req, Request::Snapshot { .. }) => {
+                let mut r = self.inner.call(req)?;
+                if let Reply::Ok { fields } = &mut r {
+                    if let Some(Value::String(s)) = fields.get_mut("bytes") {
+                        if let Ok(mut b) = wire::unb64("bytes", s) {
+                            let mid = b.len() / 2;
+                            if let Some(x) = b.get_mut(mid) {
+                                *x ^= 1;
+                            }
+                            *s = wire::b64(&b);
+                        }
+                    }
+                }
+                Ok(r)
+            }
+            _ => self.inner.call(req),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mini::MiniBackend;
+
+    #[test]
+    fn names_parse() {
+        assert_eq!(
+            "crash-on-op:3".parse::<MutantKind>(),
+            Ok(MutantKind::CrashOnOp(3))
+        );
+        assert_eq!(
+            "hang".parse::<MutantKind>(),
+            Ok(MutantKind::Hang("snapshot".into()))
+        );
+        assert_eq!(
+            "hang-on:add_tile".parse::<MutantKind>(),
+            Ok(MutantKind::Hang("add_tile".into()))
+        );
+        for bad in ["crash-on-op:0", "crash-on-op:x", "hang-on:fly", "nope", ""] {
+            assert!(bad.parse::<MutantKind>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn restore_mutants_answer_whatever_the_bytes() {
+        let garbage = Request::Restore {
+            bytes: wire::b64(b"garbage"),
+            library: vec![],
+        };
+        let mut m = Mutant::new(MiniBackend::new(), MutantKind::AcceptEveryRestore);
+        assert!(
+            matches!(m.call(&garbage), Ok(Reply::Ok { fields }) if fields.contains_key("mesh"))
+        );
+        let mut m = Mutant::new(MiniBackend::new(), MutantKind::RejectEveryRestore);
+        assert!(matches!(m.call(&garbage), Ok(Reply::Rejected { field, .. }) if field == "magic"));
+    }
+}

@@ -1,0 +1,593 @@
+//! Queries in scenarios and on the wire (`spec/conformance.md`, "Queries"): the `args` object of
+//! the four query ops, the scenario step that builds it, and the `query` expectation that checks
+//! a reply. Points are `[x, y, z]` arrays of exact binary64 numbers; references are `"0x…"`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::protocol::{ref_from_hex, ref_to_hex};
+use crate::scenario::{Exact, RefSpec};
+
+/// The default node-pool size of a query step.
+pub const DEFAULT_MAX_NODES: u32 = 2048;
+
+/// Which query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `find_nearest_poly`.
+    Nearest,
+    /// `find_path`.
+    Path,
+    /// `find_straight_path`.
+    StraightPath,
+    /// `raycast`.
+    Raycast,
+}
+
+impl Op {
+    /// The op of a wire or step name.
+    pub fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "find_nearest_poly" => Op::Nearest,
+            "find_path" => Op::Path,
+            "find_straight_path" => Op::StraightPath,
+            "raycast" => Op::Raycast,
+            _ => return None,
+        })
+    }
+
+    /// The scenario feature it needs.
+    pub fn feature(self) -> &'static str {
+        match self {
+            Op::Nearest => "query-nearest",
+            Op::Path => "query-path",
+            Op::StraightPath => "query-straight-path",
+            Op::Raycast => "query-raycast",
+        }
+    }
+
+    /// The keys its `args` take (beyond `max_nodes`): required, then optional.
+    fn keys(self) -> (&'static [&'static str], &'static [&'static str]) {
+        match self {
+            Op::Nearest => (&["center", "half_extents"], &["filter"]),
+            Op::Path => (
+                &["start_ref", "end_ref", "start_pos", "end_pos"],
+                &["filter"],
+            ),
+            Op::StraightPath => (
+                &["start_pos", "end_pos", "corridor"],
+                &["area_crossings", "all_crossings"],
+            ),
+            Op::Raycast => (&["start_ref", "start_pos", "end_pos"], &["filter", "costs"]),
+        }
+    }
+}
+
+/// `find_path` status names on the wire.
+pub fn status_name(s: onav::query::PathStatus) -> &'static str {
+    match s {
+        onav::query::PathStatus::Complete => "complete",
+        onav::query::PathStatus::Partial => "partial",
+        onav::query::PathStatus::OutOfNodes => "out_of_nodes",
+    }
+}
+
+/// `raycast` stop names on the wire.
+pub fn stop_name(s: &onav::query::RaycastStop) -> &'static str {
+    match s {
+        onav::query::RaycastStop::Reached => "reached",
+        onav::query::RaycastStop::Wall { .. } => "wall",
+        onav::query::RaycastStop::Missed => "missed",
+        onav::query::RaycastStop::VisitLimit => "visit_limit",
+    }
+}
+
+/// Decoded query arguments.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub struct Args {
+    pub op: Op,
+    pub max_nodes: u32,
+    pub center: [f64; 3],
+    pub half_extents: [f64; 3],
+    pub start_ref: u64,
+    pub end_ref: u64,
+    pub start_pos: [f64; 3],
+    pub end_pos: [f64; 3],
+    pub corridor: Vec<u64>,
+    pub include: u16,
+    pub exclude: u16,
+    pub area_costs: Vec<(u8, f64)>,
+    pub area_crossings: bool,
+    pub all_crossings: bool,
+    pub costs: bool,
+}
+
+fn point(v: &Value, k: &str) -> Result<[f64; 3], String> {
+    let a = v
+        .as_array()
+        .filter(|a| a.len() == 3)
+        .ok_or_else(|| format!("{k} is an array of 3 numbers"))?;
+    let mut out = [0.0; 3];
+    for (o, x) in out.iter_mut().zip(a) {
+        *o = x
+            .as_f64()
+            .ok_or_else(|| format!("{k} is an array of 3 numbers"))?;
+    }
+    Ok(out)
+}
+
+fn reference(v: &Value, k: &str) -> Result<u64, String> {
+    v.as_str()
+        .and_then(ref_from_hex)
+        .ok_or_else(|| format!("{k} is a \"0x…\" reference"))
+}
+
+fn boolean(v: &Value, k: &str) -> Result<bool, String> {
+    v.as_bool().ok_or_else(|| format!("{k} is true or false"))
+}
+
+fn uint(v: &Value, k: &str, max: u64) -> Result<u64, String> {
+    v.as_u64()
+        .filter(|&n| n <= max)
+        .ok_or_else(|| format!("{k} is an integer 0 ..= {max}"))
+}
+
+impl Args {
+    /// Decodes the `args` of query op `op`. Unknown or missing keys and ill-typed values are
+    /// errors (a malformed request, answered `error`); values the query itself refuses (NaN
+    /// cannot occur in JSON; negative extents, bad costs, invalid references) are not.
+    pub fn parse(op: &str, v: &Value) -> Result<Self, String> {
+        let op = Op::of(op).ok_or_else(|| format!("{op} is not a query"))?;
+        let o = v.as_object().ok_or("args is an object")?;
+        let (required, optional) = op.keys();
+        for k in o.keys() {
+            if k != "max_nodes"
+                && !required.contains(&k.as_str())
+                && !optional.contains(&k.as_str())
+            {
+                return Err(format!("args key {k:?} is not one of this query's"));
+            }
+        }
+        for k in required.iter().chain(std::iter::once(&"max_nodes")) {
+            if !o.contains_key(*k) {
+                return Err(format!("args needs {k:?}"));
+            }
+        }
+        let mut a = Args {
+            op,
+            max_nodes: uint(&o["max_nodes"], "max_nodes", u64::from(u32::MAX))? as u32,
+            center: [0.0; 3],
+            half_extents: [0.0; 3],
+            start_ref: 0,
+            end_ref: 0,
+            start_pos: [0.0; 3],
+            end_pos: [0.0; 3],
+            corridor: Vec::new(),
+            include: 0xffff,
+            exclude: 0,
+            area_costs: Vec::new(),
+            area_crossings: false,
+            all_crossings: false,
+            costs: false,
+        };
+        for (k, v) in o {
+            match k.as_str() {
+                "center" => a.center = point(v, k)?,
+                "half_extents" => a.half_extents = point(v, k)?,
+                "start_ref" => a.start_ref = reference(v, k)?,
+                "end_ref" => a.end_ref = reference(v, k)?,
+                "start_pos" => a.start_pos = point(v, k)?,
+                "end_pos" => a.end_pos = point(v, k)?,
+                "corridor" => {
+                    a.corridor = v
+                        .as_array()
+                        .ok_or("corridor is an array of references")?
+                        .iter()
+                        .map(|r| reference(r, "corridor"))
+                        .collect::<Result<_, _>>()?;
+                }
+                "area_crossings" => a.area_crossings = boolean(v, k)?,
+                "all_crossings" => a.all_crossings = boolean(v, k)?,
+                "costs" => a.costs = boolean(v, k)?,
+                "filter" => {
+                    let f = v.as_object().ok_or("filter is an object")?;
+                    for (fk, fv) in f {
+                        match fk.as_str() {
+                            "include" => a.include = uint(fv, "include", 0xffff)? as u16,
+                            "exclude" => a.exclude = uint(fv, "exclude", 0xffff)? as u16,
+                            "area_costs" => {
+                                for pair in fv.as_array().ok_or("area_costs is an array")? {
+                                    let p = pair
+                                        .as_array()
+                                        .filter(|p| p.len() == 2)
+                                        .ok_or("area_costs holds [area, cost] pairs")?;
+                                    let area = uint(&p[0], "area", 255)? as u8;
+                                    let cost = p[1].as_f64().ok_or("a cost is a number")?;
+                                    a.area_costs.push((area, cost));
+                                }
+                            }
+                            other => return Err(format!("filter key {other:?} is unknown")),
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(a)
+    }
+}
+
+/// A query filter in a scenario.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilterSpec {
+    /// Include flags (default 0xffff).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<u16>,
+    /// Exclude flags (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<u16>,
+    /// Area costs by area (default 1.0 each).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub area_costs: BTreeMap<u8, Exact>,
+}
+
+/// A query step: `find_nearest_poly`, `find_path`, `find_straight_path` or `raycast`. Which keys
+/// each takes is checked at load ([`QueryStep::check`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct QueryStep {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_nodes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub center: Option<[Exact; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_extents: Option<[Exact; 3]>,
+    /// Start polygon (a reference spec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// End polygon (a reference spec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_pos: Option<[Exact; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_pos: Option<[Exact; 3]>,
+    /// Corridor polygons (reference specs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corridor: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<FilterSpec>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub area_crossings: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_crossings: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub costs: bool,
+}
+
+impl QueryStep {
+    /// The load-time check: exactly the keys `op` takes, references well formed.
+    pub fn check(
+        &self,
+        op: Op,
+        want_ref: &dyn Fn(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let have: [(&str, bool); 10] = [
+            ("center", self.center.is_some()),
+            ("half_extents", self.half_extents.is_some()),
+            ("start", self.start.is_some()),
+            ("end", self.end.is_some()),
+            ("start_pos", self.start_pos.is_some()),
+            ("end_pos", self.end_pos.is_some()),
+            ("corridor", self.corridor.is_some()),
+            ("filter", self.filter.is_some()),
+            ("area_crossings", self.area_crossings || self.all_crossings),
+            ("costs", self.costs),
+        ];
+        let (required, optional) = op.keys();
+        fn wire(k: &str) -> &str {
+            match k {
+                "start" => "start_ref",
+                "end" => "end_ref",
+                other => other,
+            }
+        }
+        for (k, present) in have {
+            let w = wire(k);
+            let allowed = required.contains(&w)
+                || optional.contains(&w)
+                || (w == "area_crossings" && optional.contains(&"all_crossings"));
+            if present && !allowed {
+                return Err(format!("this query takes no {k}"));
+            }
+            if !present && required.contains(&w) {
+                return Err(format!("this query needs {k}"));
+            }
+        }
+        for r in self
+            .start
+            .iter()
+            .chain(self.end.iter())
+            .chain(self.corridor.iter().flatten())
+        {
+            want_ref(r)?;
+        }
+        Ok(())
+    }
+
+    /// The wire `args`, references resolved by `resolve`.
+    pub fn args(&self, resolve: &dyn Fn(&str) -> Result<String, String>) -> Result<Value, String> {
+        let p = |v: &[Exact; 3]| json!([v[0].0, v[1].0, v[2].0]);
+        let mut o = Map::new();
+        o.insert(
+            "max_nodes".into(),
+            json!(self.max_nodes.unwrap_or(DEFAULT_MAX_NODES)),
+        );
+        if let Some(v) = &self.center {
+            o.insert("center".into(), p(v));
+        }
+        if let Some(v) = &self.half_extents {
+            o.insert("half_extents".into(), p(v));
+        }
+        if let Some(r) = &self.start {
+            o.insert("start_ref".into(), json!(resolve(r)?));
+        }
+        if let Some(r) = &self.end {
+            o.insert("end_ref".into(), json!(resolve(r)?));
+        }
+        if let Some(v) = &self.start_pos {
+            o.insert("start_pos".into(), p(v));
+        }
+        if let Some(v) = &self.end_pos {
+            o.insert("end_pos".into(), p(v));
+        }
+        if let Some(c) = &self.corridor {
+            let refs: Vec<String> = c.iter().map(|r| resolve(r)).collect::<Result<_, _>>()?;
+            o.insert("corridor".into(), json!(refs));
+        }
+        if let Some(f) = &self.filter {
+            let mut fo = Map::new();
+            if let Some(i) = f.include {
+                fo.insert("include".into(), json!(i));
+            }
+            if let Some(e) = f.exclude {
+                fo.insert("exclude".into(), json!(e));
+            }
+            if !f.area_costs.is_empty() {
+                let pairs: Vec<Value> = f.area_costs.iter().map(|(a, c)| json!([a, c.0])).collect();
+                fo.insert("area_costs".into(), Value::Array(pairs));
+            }
+            o.insert("filter".into(), Value::Object(fo));
+        }
+        if self.area_crossings {
+            o.insert("area_crossings".into(), json!(true));
+        }
+        if self.all_crossings {
+            o.insert("all_crossings".into(), json!(true));
+        }
+        if self.costs {
+            o.insert("costs".into(), json!(true));
+        }
+        Ok(Value::Object(o))
+    }
+}
+
+/// An expected point of `find_straight_path`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointExpect {
+    /// Position.
+    pub pos: [Exact; 3],
+    /// Flags: START 1, END 2, OFF_MESH 4.
+    pub flags: u8,
+    /// The polygon entered there (a reference spec).
+    pub poly: String,
+}
+
+/// `query` expectations: each key given must equal the reply's (floats bitwise, references
+/// resolved).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct QueryExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poly: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<[Exact; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_poly: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corridor: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Exact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<PointExpect>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t: Option<Exact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal: Option<[Exact; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visited: Option<Vec<String>>,
+}
+
+impl QueryExpect {
+    /// References it names (for the load-time check).
+    pub fn refs(&self) -> Vec<&String> {
+        self.poly
+            .iter()
+            .chain(self.corridor.iter().flatten())
+            .chain(self.visited.iter().flatten())
+            .chain(self.points.iter().flatten().map(|p| &p.poly))
+            .collect()
+    }
+
+    /// The same expectation with every reference resolved to `"0x…"` (the compiled form).
+    pub fn resolved(
+        &self,
+        resolve: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Self, String> {
+        let list = |v: &Option<Vec<String>>| -> Result<Option<Vec<String>>, String> {
+            v.as_ref()
+                .map(|v| v.iter().map(|r| resolve(r)).collect())
+                .transpose()
+        };
+        let mut out = self.clone();
+        out.poly = self.poly.as_deref().map(resolve).transpose()?;
+        out.corridor = list(&self.corridor)?;
+        out.visited = list(&self.visited)?;
+        if let Some(points) = &mut out.points {
+            for p in points {
+                p.poly = resolve(&p.poly)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The expected reply fields as JSON, references resolved.
+    pub fn to_json(
+        &self,
+        resolve: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Map<String, Value>, String> {
+        let p = |v: &[Exact; 3]| json!([v[0].0, v[1].0, v[2].0]);
+        let refs = |v: &[String]| -> Result<Value, String> {
+            Ok(json!(v
+                .iter()
+                .map(|r| resolve(r))
+                .collect::<Result<Vec<_>, _>>()?))
+        };
+        let mut o = Map::new();
+        if let Some(v) = self.found {
+            o.insert("found".into(), json!(v));
+        }
+        if let Some(v) = &self.poly {
+            o.insert("poly".into(), json!(resolve(v)?));
+        }
+        if let Some(v) = &self.point {
+            o.insert("point".into(), p(v));
+        }
+        if let Some(v) = self.over_poly {
+            o.insert("over_poly".into(), json!(v));
+        }
+        if let Some(v) = &self.corridor {
+            o.insert("corridor".into(), refs(v)?);
+        }
+        if let Some(v) = &self.status {
+            o.insert("status".into(), json!(v));
+        }
+        if let Some(v) = self.cost {
+            o.insert("cost".into(), json!(v.0));
+        }
+        if let Some(v) = &self.points {
+            let mut pts = Vec::new();
+            for q in v {
+                pts.push(json!({"pos": p(&q.pos), "flags": q.flags, "poly": resolve(&q.poly)?}));
+            }
+            o.insert("points".into(), Value::Array(pts));
+        }
+        if let Some(v) = self.t {
+            o.insert("t".into(), json!(v.0));
+        }
+        if let Some(v) = &self.stop {
+            o.insert("stop".into(), json!(v));
+        }
+        if let Some(v) = self.edge {
+            o.insert("edge".into(), json!(v));
+        }
+        if let Some(v) = &self.normal {
+            o.insert("normal".into(), p(v));
+        }
+        if let Some(v) = &self.visited {
+            o.insert("visited".into(), refs(v)?);
+        }
+        Ok(o)
+    }
+}
+
+/// Compares expected reply fields with a reply. Numbers compare as binary64 bitwise (so `-0`
+/// and `0` differ); everything else structurally. Returns the first difference.
+pub fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<(), String> {
+    fn same(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+                (Some(p), Some(q)) => p.to_bits() == q.to_bits(),
+                _ => x == y,
+            },
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+    for (k, w) in want {
+        let g = got.get(k).unwrap_or(&Value::Null);
+        if !same(w, g) {
+            return Err(format!("{k} is {g}, expected {w}"));
+        }
+    }
+    Ok(())
+}
+
+/// A reference spec resolved to `"0x…"`, given the stored tile references.
+pub fn resolve_ref(spec: &str, lookup: &dyn Fn(&str) -> Option<u64>) -> Result<String, String> {
+    RefSpec::parse(spec)?
+        .resolve(lookup)
+        .map(ref_to_hex)
+        .ok_or_else(|| format!("reference {spec:?} names no stored tile reference"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_are_strict() {
+        let ok = json!({"max_nodes": 4, "center": [0.0, 1.0, 2.0], "half_extents": [1, 1, 1]});
+        let a = Args::parse("find_nearest_poly", &ok).unwrap();
+        assert_eq!(a.center, [0.0, 1.0, 2.0]);
+        assert!(Args::parse(
+            "find_nearest_poly",
+            &json!({"max_nodes": 4, "center": [0, 0, 0]})
+        )
+        .is_err());
+        assert!(Args::parse("find_path", &ok).is_err());
+        let extra =
+            json!({"max_nodes": 4, "center": [0, 0, 0], "half_extents": [1, 1, 1], "costs": true});
+        assert!(Args::parse("find_nearest_poly", &extra).is_err());
+        let f = json!({"max_nodes": 4, "start_ref": "0x1", "start_pos": [0,0,0], "end_pos": [1,0,0],
+            "filter": {"include": 3, "area_costs": [[1, 0.5]]}, "costs": true});
+        let a = Args::parse("raycast", &f).unwrap();
+        assert_eq!(
+            (a.include, a.area_costs.clone(), a.costs),
+            (3, vec![(1, 0.5)], true)
+        );
+    }
+
+    #[test]
+    fn compare_is_bitwise_for_numbers() {
+        let w: Map<String, Value> = [("t".to_owned(), json!(0.0))].into_iter().collect();
+        let g: Map<String, Value> = [("t".to_owned(), json!(-0.0))].into_iter().collect();
+        assert!(compare(&w, &g).is_err());
+        let g2: Map<String, Value> = [("t".to_owned(), json!(0.0)), ("x".to_owned(), json!(1))]
+            .into_iter()
+            .collect();
+        assert!(compare(&w, &g2).is_ok());
+    }
+}
