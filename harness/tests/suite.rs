@@ -266,3 +266,17 @@ fn anchors_must_name_a_rule_of_the_spec() {
     assert!(!scenario::anchor_in(&text, "s99"));
     assert!(!scenario::anchor_in(&text, "4.9"));
 }
+
+#[test]
+fn the_example_of_the_conformance_spec_loads_and_passes() {
+    let text = std::fs::read_to_string(root().join("spec/conformance.md")).unwrap();
+    let yaml = text
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|t| t.split("```").next())
+        .expect("a yaml example");
+    let id = "snapshot/n_generation-zero";
+    let c = scenario::load_str(id, yaml).unwrap();
+    let r = run_scenario_in(id, &c.scenario, &mut Reference::new(), Path::new("."));
+    assert_eq!(r.status(), Status::Pass, "{}", r.message());
+}
