@@ -149,6 +149,9 @@ pub fn bless(root: &Path, case: Option<&str>) -> i32 {
     let mut bad = 0;
     let (mut changed, mut unchanged) = (0, 0);
     for (c, r) in suite.cases.iter().zip(&results) {
+        if suite::declared_goldens(c).is_empty() {
+            continue;
+        }
         if r.status != Status::Pass {
             eprintln!("not blessed: {} does not pass: {}", c.id, r.message);
             bad += 1;
