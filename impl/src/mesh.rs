@@ -11,7 +11,10 @@ use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TileContentId, TileP
 use crate::limits::EDIT_LEN;
 use crate::limits::MAX_AREA;
 use crate::params::MeshParams;
-use crate::stitch::{neighbourhood, stitch_tile, CellIndex, Link, SlotView, TileLinks};
+use crate::stitch::{
+    neighbourhood, stitch_tile, tile_landings, CellIndex, Landing, Landings, Link, SlotView,
+    TileLinks,
+};
 use crate::tile::NavTile;
 
 /// One slot: its generation, and its tile with the tile's links when occupied.
@@ -45,6 +48,8 @@ impl Slot {
 pub(crate) struct Occupied {
     pub tile: NavTile,
     pub links: Arc<TileLinks>,
+    /// The landings of the tile's off-mesh links (derived, first stitching phase).
+    pub landings: Arc<Landings>,
 }
 
 /// Everything a mesh holds besides its parameters. Restore builds one on the side and swaps it in.
@@ -65,6 +70,11 @@ impl SlotView for MeshState {
     fn occupant(&self, slot: SlotIndex) -> Option<(Generation, &NavTile)> {
         let s = self.slots.get(slot.0 as usize)?;
         s.occupied.as_ref().map(|o| (s.generation, &o.tile))
+    }
+
+    fn landings(&self, slot: SlotIndex) -> Option<&[Option<(Landing, Landing)>]> {
+        let o = self.slots.get(slot.0 as usize)?.occupied.as_ref()?;
+        Some(&o.landings)
     }
 
     fn cell(&self, column: i32, row: i32) -> &[(u32, SlotIndex)] {
@@ -186,6 +196,7 @@ impl MeshState {
                 slot.occupied = Some(Box::new(Occupied {
                     tile,
                     links: Arc::default(),
+                    landings: Arc::default(),
                 }));
             } else {
                 free.push(i as u32);
@@ -208,11 +219,39 @@ impl MeshState {
                     old.slots.get(i).and_then(|p| p.occupied.as_ref()),
                 ) {
                     o.links = Arc::clone(&prev.links);
+                    o.landings = Arc::clone(&prev.landings);
                 }
             }
         }
         state.restitch(&dirty);
         state
+    }
+
+    /// The state holding `slots`, built from `old` (which it consumes): when no slot changed its
+    /// generation, occupancy or tile contents (the rollback case: only edits and switches
+    /// differ), `old` is kept whole — cells, links, landings and slot boxes — and only each
+    /// slot's tile (with its edits and switches) is swapped; otherwise [`MeshState::from_slots`]
+    /// with `old` to reuse from. Both give exactly the state `from_slots(slots, None)` gives.
+    pub fn rebuild(mut old: MeshState, slots: Vec<(Generation, Option<NavTile>)>) -> Self {
+        let unchanged = old.slots.len() == slots.len()
+            && old.slots.iter().zip(&slots).all(|(o, (g, t))| {
+                o.generation == *g
+                    && match (&o.occupied, t) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                        _ => false,
+                    }
+            });
+        if !unchanged {
+            return Self::from_slots(slots, Some(&old));
+        }
+        for (i, (_, tile)) in slots.into_iter().enumerate() {
+            if let (Some(o), Some(t)) = (old.slots[i].occupied.as_mut(), tile) {
+                o.tile = t;
+            }
+            old.refresh(i);
+        }
+        old
     }
 
     /// Slots whose links may differ from `old`'s: every occupied slot in the 3 × 3 around a slot
@@ -252,8 +291,20 @@ impl MeshState {
         dirty.into_iter().collect()
     }
 
-    /// Stitches the given occupied slots again (ordered parallel map; links are pure).
+    /// Stitches the given occupied slots again, in two phases (ordered parallel maps; both are
+    /// pure): the landings of their off-mesh links, then their links, which read the landings of
+    /// the tiles around. `slots` must hold every occupied slot in the 3 × 3 around each change, so
+    /// the landings of any slot left out are still valid.
     fn restitch(&mut self, slots: &[u32]) {
+        let landings: Vec<Landings> = slots
+            .par_iter()
+            .map(|&s| tile_landings(self, SlotIndex(s)))
+            .collect();
+        for (&s, l) in slots.iter().zip(landings) {
+            if let Some(o) = self.slots[s as usize].occupied.as_mut() {
+                o.landings = Arc::new(l);
+            }
+        }
         let links: Vec<TileLinks> = slots
             .par_iter()
             .map(|&s| stitch_tile(self, SlotIndex(s)))
@@ -356,6 +407,7 @@ impl TiledNavMesh {
         s.occupied = Some(Box::new(Occupied {
             tile,
             links: Arc::default(),
+            landings: Arc::default(),
         }));
         let r = TileRef::new(s.generation, SlotIndex(slot));
         self.state.refresh(slot as usize);
@@ -397,6 +449,7 @@ impl TiledNavMesh {
         let prev = s.occupied.replace(Box::new(Occupied {
             tile,
             links: Arc::default(),
+            landings: Arc::default(),
         }));
         let r = TileRef::new(s.generation, old.slot());
         if let Some(prev) = prev {
@@ -570,14 +623,19 @@ impl TiledNavMesh {
 
     /// The links of every slot stitched from scratch, for comparing against the incremental ones.
     pub fn stitch_from_scratch(&self) -> Vec<Option<TileLinks>> {
-        (0..self.state.slots.len() as u32)
-            .into_par_iter()
-            .map(|s| {
-                self.state.slots[s as usize]
-                    .occupied
-                    .as_ref()
-                    .map(|_| stitch_tile(&self.state, SlotIndex(s)))
-            })
+        let mut fresh = self.state.clone();
+        for s in fresh.slots.iter_mut().filter_map(|s| s.occupied.as_mut()) {
+            s.links = Arc::default();
+            s.landings = Arc::default();
+        }
+        let all: Vec<u32> = (0..fresh.slots.len() as u32)
+            .filter(|&i| fresh.slots[i as usize].occupied.is_some())
+            .collect();
+        fresh.restitch(&all);
+        fresh
+            .slots
+            .iter()
+            .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
             .collect()
     }
 

@@ -86,9 +86,12 @@ impl TiledNavMesh {
     /// Tiles and links that are provably unchanged are reused.
     pub fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
         let parsed = parse(bytes, Some(self.params()))?;
-        let state = build(parsed, library, Some(&self.state))?;
-        // The swap: nothing after this point can fail.
-        self.state = state;
+        let slots = build(parsed, library, Some(&self.state))?;
+        // Everything is validated: from here on nothing can fail. The old state is taken apart
+        // only now, so what it provably shares with the new one (unchanged slots, their links
+        // and landings, the cell index) is reused instead of rebuilt.
+        let old = std::mem::replace(&mut self.state, MeshState::empty(0));
+        self.state = MeshState::rebuild(old, slots);
         Ok(())
     }
 }
@@ -164,8 +167,11 @@ impl NavMeshSnapshot {
     pub fn restore(bytes: &[u8], library: &TileLibrary) -> Result<TiledNavMesh, RestoreError> {
         let parsed = parse(bytes, None)?;
         let params = parsed.params;
-        let state = build(parsed, library, None)?;
-        Ok(TiledNavMesh::from_state(params, state))
+        let slots = build(parsed, library, None)?;
+        Ok(TiledNavMesh::from_state(
+            params,
+            MeshState::from_slots(slots, None),
+        ))
     }
 
     /// Validates a snapshot completely without building anything a caller keeps.
@@ -399,12 +405,13 @@ fn resolve(
     }
 }
 
-/// Stages B to D, then the new state built and stitched on the side.
+/// Stages B to D: every slot's tile validated, resolved and given its edits and switches.
+/// What is returned is a complete, valid new state; building the mesh from it cannot fail.
 fn build(
     parsed: Parsed<'_>,
     library: &TileLibrary,
     old: Option<&MeshState>,
-) -> Result<MeshState, RestoreError> {
+) -> Result<Vec<(Generation, Option<NavTile>)>, RestoreError> {
     let params = parsed.params;
     // Stage B, in parallel; the lowest failing slot is reported.
     let tiles: Vec<Option<Result<NavTile, RestoreError>>> = parsed
@@ -484,27 +491,57 @@ fn build(
             tile.set_link_enabled(l, false);
         }
     }
-    // Stage D: unique positions (a map used for lookup only).
-    let mut seen: HashMap<TilePos, usize> = HashMap::with_capacity(slots.len());
-    for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter()).enumerate() {
-        let (Some(tile), Some(entry)) = (tile, &s.tile) else {
-            continue;
-        };
-        if seen.insert(tile.pos(), i).is_some() {
-            let (at, field) = match entry {
-                TileEntry::Inline { at, .. } => (at + 72, format!("slot[{i}].tile.position")),
-                TileEntry::Referenced { at, .. } => (*at, format!("slot[{i}].content_id")),
+    // Stage D: unique positions (a map used for lookup only). When every occupied slot holds
+    // the tile the mesh already holds there (equal content ids, and the position is part of the
+    // content), the positions are the mesh's own, which are unique: nothing to check.
+    let same_tiles = old.is_some_and(|o| same_contents(o, &slots));
+    if !same_tiles {
+        let mut seen: HashMap<TilePos, usize> = HashMap::with_capacity(slots.len());
+        for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter()).enumerate() {
+            let (Some(tile), Some(entry)) = (tile, &s.tile) else {
+                continue;
             };
-            return Err(FormatError::new(at, field, R::DuplicatePosition).into());
+            if seen.insert(tile.pos(), i).is_some() {
+                let (at, field) = match entry {
+                    TileEntry::Inline { at, .. } => (at + 72, format!("slot[{i}].tile.position")),
+                    TileEntry::Referenced { at, .. } => (*at, format!("slot[{i}].content_id")),
+                };
+                return Err(FormatError::new(at, field, R::DuplicatePosition).into());
+            }
         }
     }
-    let state = MeshState::from_slots(slots, old);
     // S29: every state a mesh holds has a Full snapshot (a Referenced one may name tiles whose
     // bytes would not fit a u32 section body).
-    if state.full_body_len() > u64::from(u32::MAX) {
+    let body = 4 + slots
+        .iter()
+        .map(|(_, t)| 5 + t.as_ref().map_or(0, |t| 12 + full_extra(t)))
+        .sum::<u64>();
+    if body > u64::from(u32::MAX) {
         return Err(FormatError::new(88, "slots", R::StateTooLarge).into());
     }
-    Ok(state)
+    Ok(slots)
+}
+
+/// The bytes a tile adds to a Full snapshot besides its 17-byte slot header: tile bytes, edits
+/// and switches.
+fn full_extra(t: &NavTile) -> u64 {
+    (t.as_built_bytes().len() + EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len())
+        as u64
+}
+
+/// True when `slots` has the same slot count as `old` and every slot the same occupancy and
+/// tile contents (content ids); generations may differ.
+fn same_contents(old: &MeshState, slots: &[(Generation, Option<NavTile>)]) -> bool {
+    old.slots.len() == slots.len()
+        && old
+            .slots
+            .iter()
+            .zip(slots)
+            .all(|(o, (_, t))| match (&o.occupied, t) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                _ => false,
+            })
 }
 
 /// Helpers for tests that edit snapshots field by field.

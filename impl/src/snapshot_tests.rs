@@ -404,7 +404,11 @@ fn duplicate_positions_are_rejected() {
     let dst = lay[occ[1]].at + 5;
     let id: Vec<u8> = b[src..src + 32].to_vec();
     b[dst..dst + 32].copy_from_slice(&id);
-    // Slot occ[1] may now carry edits out of range for the copied tile; drop its edits first.
+    // In place, too: the mesh is untouched.
+    let (mut inplace, _) = busy_mesh();
+    let before = observe(&inplace);
+    assert!(inplace.restore(&b, &lib).is_err());
+    assert_eq!(observe(&inplace), before);
     let err = NavMeshSnapshot::restore(&b, &lib).unwrap_err();
     match err {
         RestoreError::Format(e) if e.reason == FormatReason::DuplicatePosition => {

@@ -102,6 +102,9 @@ impl TileLinks {
 pub(crate) trait SlotView {
     fn occupant(&self, slot: SlotIndex) -> Option<(Generation, &NavTile)>;
     fn cell(&self, column: i32, row: i32) -> &[(u32, SlotIndex)];
+    /// The landings of the off-mesh links of the tile in `slot`, computed by [`tile_landings`]
+    /// in the first stitching phase.
+    fn landings(&self, slot: SlotIndex) -> Option<&[Option<(Landing, Landing)>]>;
 }
 
 /// The cells of the 3 × 3 around (column, row), in (row, column) order, skipping any that
@@ -115,7 +118,22 @@ pub(crate) fn neighbourhood(column: i32, row: i32) -> impl Iterator<Item = (i32,
 }
 
 /// A landing: the ground polygon an off-mesh link end lands on.
-type Landing = (SlotIndex, PolyIndex);
+pub(crate) type Landing = (SlotIndex, PolyIndex);
+
+/// Both landings of every off-mesh link of a tile, `None` where either is missing (K10).
+pub(crate) type Landings = Vec<Option<(Landing, Landing)>>;
+
+/// The landings of the tile in `slot`: a pure function of the tiles in its 3 × 3 cells, so
+/// stitching computes them once per tile (first phase) and every tile around reads them
+/// (second phase) instead of searching again.
+pub(crate) fn tile_landings(view: &dyn SlotView, slot: SlotIndex) -> Landings {
+    let Some((_, tile)) = view.occupant(slot) else {
+        return Vec::new();
+    };
+    (0..tile.off_mesh_links().len())
+        .map(|li| link_landings(view, slot, tile, li))
+        .collect()
+}
 
 /// The ground polygon nearest to `p` among the tiles of `cells` (`spec/navmesh-format.md` §6.3):
 /// x–z distance to the polygon ≤ radius and height difference ≤ climb; the smallest squared
@@ -209,6 +227,9 @@ impl SlotView for OnlySlot<'_> {
             .then(|| self.view.occupant(slot))
             .flatten()
     }
+    fn landings(&self, _: SlotIndex) -> Option<&[Option<(Landing, Landing)>]> {
+        None
+    }
     fn cell(&self, column: i32, row: i32) -> &[(u32, SlotIndex)] {
         let all = self.view.cell(column, row);
         match all.iter().position(|&(_, s)| s == self.slot) {
@@ -251,8 +272,9 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
     }
 
     // Off-mesh links: this tile's own links, and links of tiles around it whose end lands here.
-    for (li, _) in tile.off_mesh_links().iter().enumerate() {
-        if let Some((s, e)) = link_landings(view, slot, tile, li) {
+    let own = view.landings(slot).unwrap_or(&[]);
+    for (li, landing) in own.iter().enumerate() {
+        if let Some((s, e)) = *landing {
             let lp = ng as usize + li;
             per_poly[lp].push(Link {
                 target: poly_ref(view, s),
@@ -277,11 +299,12 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
             let Some((og, ot)) = view.occupant(other) else {
                 continue;
             };
+            let theirs = view.landings(other).unwrap_or(&[]);
             for (li, l) in ot.off_mesh_links().iter().enumerate() {
                 if l.direction != LinkDirection::Bidirectional {
                     continue;
                 }
-                let Some((_, e)) = link_landings(view, other, ot, li) else {
+                let Some(Some((_, e))) = theirs.get(li) else {
                     continue;
                 };
                 if e.0 == slot {
