@@ -132,7 +132,13 @@ impl NavMeshQuery<'_> {
         let (mut left_poly, mut right_poly) = (first, first);
         let (mut left_flags, mut right_flags) = (StraightPathFlags::NONE, StraightPathFlags::NONE);
         let mut i = 0usize;
-        while i < n {
+        // A restart moves the apex to a portal point tightened after it, so the funnel ends in
+        // at most n restarts of n steps each; the cap only guards against a hang should a
+        // non-finite value ever slip through (spec/queries.md §5.3).
+        let mut steps = 0usize;
+        let cap = (n + 1).saturating_mul(n + 1).saturating_mul(2);
+        while i < n && steps <= cap {
+            steps += 1;
             let (l, r, to_poly, to_flags) = if i + 1 < n {
                 let p = portals[i];
                 if i == 0 && dist2_point_segment_xz(&apex, &p.left, &p.right) < START_ON_PORTAL_EPS2
@@ -152,7 +158,7 @@ impl NavMeshQuery<'_> {
 
             // Right side.
             if orient(&apex, &right, &r) >= 0.0 {
-                if apex == right || orient(&apex, &left, &r) < 0.0 || left_i == apex_i {
+                if apex == right || orient(&apex, &left, &r) < 0.0 {
                     right = r;
                     right_poly = to_poly;
                     right_flags = to_flags;
@@ -173,7 +179,7 @@ impl NavMeshQuery<'_> {
 
             // Left side.
             if orient(&apex, &left, &l) <= 0.0 {
-                if apex == left || orient(&apex, &right, &l) > 0.0 || right_i == apex_i {
+                if apex == left || orient(&apex, &right, &l) > 0.0 {
                     left = l;
                     left_poly = to_poly;
                     left_flags = to_flags;
