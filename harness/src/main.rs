@@ -84,7 +84,7 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
-    /// Answer the testee protocol on stdin/stdout (spec/conformance-protocol.md).
+    /// Answer the testee protocol on stdin/stdout (spec/conformance.md §6).
     Testee {
         /// Serve a deliberately broken backend (harness self-tests).
         #[arg(long, hide = true)]

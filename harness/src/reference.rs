@@ -1,7 +1,7 @@
 //! `Reference`: the in-process onav implementation of [`Backend`], and what `onav testee` serves.
 //! Mesh handles are JSON numbers indexing a list of meshes (a dropped mesh leaves a hole; handles
 //! are never reused). Arguments are decoded and errors mapped to replies by [`crate::wire`], so
-//! the replies are exactly those of `spec/conformance-protocol.md`. Beyond it, `get_poly` also
+//! the replies are exactly those of `spec/conformance.md §6`. Beyond it, `get_poly` also
 //! answers the polygon's stitched `links`, and the four queries take the `args` objects of
 //! `spec/conformance.md` ("Queries").
 

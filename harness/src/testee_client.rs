@@ -1,5 +1,5 @@
 //! The runner's side of the testee protocol: [`TesteeBackend`] drives an implementation running
-//! as a subprocess (`spec/conformance-protocol.md`).
+//! as a subprocess (`spec/conformance.md §6`).
 //!
 //! The command is split into words by [`split_command`] (quotes and backslashes as in a POSIX
 //! shell, nothing else: no variables, globs or pipes) and started directly, without a shell. The

@@ -1,4 +1,4 @@
-//! The testee side of the protocol (`spec/conformance-protocol.md`): reads request frames, hands
+//! The testee side of the protocol (`spec/conformance.md §6`): reads request frames, hands
 //! each request to a [`Backend`] and writes its reply, until `bye` or the end of the input.
 //! `onav testee` is `serve(backend, stdin, stdout)`.
 //!

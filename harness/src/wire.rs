@@ -1,4 +1,4 @@
-//! Helpers for a backend that answers the testee protocol (`spec/conformance-protocol.md`):
+//! Helpers for a backend that answers the testee protocol (`spec/conformance.md §6`):
 //! decoding request arguments, and the one mapping from onav's errors to replies. The in-process
 //! reference, the minimal protocol backend and any Rust testee share them, so every backend
 //! answers a failing operation with the same `rejected` reply.
