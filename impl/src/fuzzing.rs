@@ -63,6 +63,8 @@ pub struct Fixture {
     pub busy_referenced: Vec<u8>,
     /// `busy`'s links.
     pub busy_links: Vec<Option<TileLinks>>,
+    /// Full and Referenced snapshots of a 16-slot mesh holding every tile of `tiles`.
+    pub all_snapshots: [Vec<u8>; 2],
 }
 
 /// The generated world the fixtures use.
@@ -125,7 +127,15 @@ pub fn fixture() -> &'static Fixture {
         .tiles();
         let library = TileLibrary::from_tiles(tiles.iter().chain(&alt_tiles));
         let busy = busy_mesh(&world, &tiles);
+        let mut all = TiledNavMesh::new(world.params(16));
+        for t in &tiles {
+            all.add_tile(t.clone()).expect("fixture add");
+        }
         Fixture {
+            all_snapshots: [
+                all.snapshot(SnapshotMode::Full),
+                all.snapshot(SnapshotMode::Referenced),
+            ],
             busy_full: busy.snapshot(SnapshotMode::Full),
             busy_referenced: busy.snapshot(SnapshotMode::Referenced),
             busy_links: busy.all_links(),
@@ -836,17 +846,7 @@ pub fn fuzz_snapshot_structured(data: &[u8]) {
             let inline: Vec<bool> = (0..fx.busy.slot_count()).map(|_| c.bool()).collect();
             snapshot_mixed(&fx.busy, &inline)
         }
-        _ => {
-            let mut m = TiledNavMesh::new(fx.world.params(16));
-            for t in &fx.tiles {
-                m.add_tile(t.clone()).expect("fixture add");
-            }
-            m.snapshot(if c.bool() {
-                SnapshotMode::Full
-            } else {
-                SnapshotMode::Referenced
-            })
-        }
+        _ => fx.all_snapshots[usize::from(c.bool())].clone(),
     };
     let lib: Vec<&NavTile> = fx.library.iter().collect();
     let mut model = SnapModel::of(&base);
@@ -1045,20 +1045,13 @@ pub fn seed_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     ));
     // Snapshots for both restore targets.
     let empty = TiledNavMesh::new(fx.world.params(16));
-    let mut all = TiledNavMesh::new(fx.world.params(16));
-    for t in &fx.tiles {
-        all.add_tile(t.clone()).expect("fixture add");
-    }
     let mixed_inline: Vec<bool> = (0..16).map(|i| i % 2 == 0).collect();
     let snaps: Vec<(&str, Vec<u8>)> = vec![
         ("busy_full.onps", fx.busy_full.clone()),
         ("busy_referenced.onps", fx.busy_referenced.clone()),
         ("busy_mixed.onps", snapshot_mixed(&fx.busy, &mixed_inline)),
         ("empty.onps", empty.snapshot(SnapshotMode::Full)),
-        (
-            "all_referenced.onps",
-            all.snapshot(SnapshotMode::Referenced),
-        ),
+        ("all_referenced.onps", fx.all_snapshots[1].clone()),
     ];
     for target in ["restore_new", "restore_in_place"] {
         for (name, b) in &snaps {
