@@ -295,7 +295,8 @@ pub fn fuzz_restore_in_place(data: &[u8]) {
     restore_in_place_into(&fx.busy, &fx.busy_full, &fx.busy_links, data, &fx.library);
 }
 
-fn restore_in_place_into(
+/// The `restore_in_place` checks against any base mesh, given its Full snapshot and links.
+pub fn restore_in_place_into(
     base: &TiledNavMesh,
     base_full: &[u8],
     base_links: &[Option<TileLinks>],
@@ -1091,5 +1092,236 @@ pub fn seed_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     ] {
         out.push(("differential", format!("{name}.bin"), b));
     }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Large and adversarial inputs for the allocation test and the scaling benchmark.
+
+/// `n` one-quad tiles (307 bytes each) of the default world at distinct positions on a
+/// near-square grid, so neighbours stitch across their portals. Returns the world and the tiles.
+pub fn tiny_tiles(n: u32) -> (WorldSpec, Vec<NavTile>) {
+    let columns = (f64::from(n).sqrt().ceil() as i32).max(1);
+    let w = WorldSpec {
+        columns,
+        rows: (n as i32 + columns - 1) / columns,
+        quads: 1,
+        ..WorldSpec::default()
+    };
+    let tiles = w
+        .positions()
+        .into_iter()
+        .take(n as usize)
+        .map(|p| w.tile(p))
+        .collect();
+    (w, tiles)
+}
+
+/// A mesh of `slots` slots whose first `tiles.len()` slots hold `tiles`, stitched once.
+pub fn mesh_with(w: &WorldSpec, slots: u32, tiles: &[NavTile]) -> TiledNavMesh {
+    let mut m = TiledNavMesh::new(w.params(slots));
+    m.add_tiles(tiles.to_vec());
+    m
+}
+
+/// An input for the allocation bound: a snapshot, the library it is restored with, and the
+/// total as-built bytes of that library.
+#[derive(Debug)]
+pub struct Adversarial {
+    /// What the input stresses.
+    pub name: &'static str,
+    /// The snapshot bytes.
+    pub bytes: Vec<u8>,
+    /// The library passed to restore.
+    pub library: TileLibrary,
+    /// Sum of the library tiles' as-built byte lengths.
+    pub library_bytes: usize,
+    /// Whether restore must accept it.
+    pub valid: bool,
+}
+
+fn library_bytes(lib: &TileLibrary) -> usize {
+    lib.iter().map(|t| t.as_built_bytes().len()).sum()
+}
+
+/// The snapshot header for `params` and one slots section whose length is patched by
+/// [`end_section`]; the returned vector ends where the slot count goes.
+fn begin_section(params: &crate::MeshParams) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&crate::snapshot::SNAPSHOT_MAGIC);
+    out.extend_from_slice(&crate::tile::FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&params.to_bytes());
+    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out
+}
+
+fn end_section(out: &mut [u8]) {
+    let body = (out.len() - SLOT_COUNT_AT) as u32;
+    out[SECTION_LEN_AT..SLOT_COUNT_AT].copy_from_slice(&body.to_le_bytes());
+}
+
+/// Hostile and extreme snapshots (`spec/security.md`, "Allocation"): the largest slot count of
+/// free slots, maximum counts backed by too few bytes, errors after the largest allocations,
+/// many tiny tiles inline and referenced, one large tile, and truncations. `scale` (1 ..= 16)
+/// multiplies the tile counts; the slot-count cases always use the format's maximum.
+pub fn adversarial_snapshots(scale: u32) -> Vec<Adversarial> {
+    use crate::limits::MAX_SLOTS;
+    let mut out = Vec::new();
+    let plain = |name, bytes, valid| Adversarial {
+        name,
+        bytes,
+        library: TileLibrary::new(),
+        library_bytes: 0,
+        valid,
+    };
+    let w = WorldSpec::default();
+
+    // The largest slot count, every slot free: the largest valid input per byte.
+    let free = TiledNavMesh::new(w.params(MAX_SLOTS)).snapshot(SnapshotMode::Full);
+    out.push(plain("free_slots_max", free.clone(), true));
+    // The same with an error in the very last slot (after stage A allocated every entry).
+    let mut bad = free.clone();
+    let last = bad.len() - 1;
+    bad[last] = 3;
+    out.push(plain("free_slots_max_bad_last_kind", bad, false));
+    let mut bad = free.clone();
+    bad[last - 4..last].copy_from_slice(&0u32.to_le_bytes());
+    out.push(plain("free_slots_max_bad_last_generation", bad, false));
+    // The maximum slot count backed by too few bytes.
+    let mut short = free[..FIRST_SLOT_AT + 1000].to_vec();
+    end_section(&mut short);
+    out.push(plain("slot_count_max_few_bytes", short, false));
+
+    // One referenced tile with the most edits, or the most disabled links, the bytes allow:
+    // stage C rejects the count after stage A stored every entry.
+    let fx = fixture();
+    let t = &fx.tiles[0];
+    let params = fx.world.params(1);
+    let lib1 = TileLibrary::from_tiles([t]);
+    let many = 1_000_000 * scale.min(4);
+    for (name, edits) in [("edits_max", true), ("disabled_max", false)] {
+        let mut b = begin_section(&params);
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.push(2);
+        b.extend_from_slice(&t.content_id().0);
+        for list in [true, false] {
+            if list == edits {
+                b.extend_from_slice(&many.to_le_bytes());
+                for p in 0..many {
+                    b.extend_from_slice(&p.to_le_bytes());
+                    if edits {
+                        b.extend_from_slice(&[1, 0, 0]);
+                    }
+                }
+            } else {
+                b.extend_from_slice(&0u32.to_le_bytes());
+            }
+        }
+        end_section(&mut b);
+        out.push(Adversarial {
+            name,
+            bytes: b,
+            library: lib1.clone(),
+            library_bytes: library_bytes(&lib1),
+            valid: false,
+        });
+    }
+
+    // Many tiny tiles: Full (each parsed), Referenced (each shared from the library), with a
+    // duplicate position in the last slot (stage D fails after everything else), truncated.
+    let n = 20_000 * scale;
+    let (tw, tiles) = tiny_tiles(n);
+    let m = mesh_with(&tw, n, &tiles);
+    let lib = TileLibrary::from_tiles(&tiles);
+    let lib_bytes = library_bytes(&lib);
+    for (mode, name, dup_name) in [
+        (
+            SnapshotMode::Full,
+            "tiny_tiles_full",
+            "tiny_tiles_full_dup_last",
+        ),
+        (
+            SnapshotMode::Referenced,
+            "tiny_tiles_referenced",
+            "tiny_tiles_referenced_dup_last",
+        ),
+    ] {
+        let snap = m.snapshot(mode);
+        let full = mode == SnapshotMode::Full;
+        let with_lib = |name, bytes, valid| Adversarial {
+            name,
+            bytes,
+            library: if full {
+                TileLibrary::new()
+            } else {
+                lib.clone()
+            },
+            library_bytes: if full { 0 } else { lib_bytes },
+            valid,
+        };
+        // Slot n−1 takes slot 0's tile: same record length, duplicate position.
+        let recs = slot_records(&snap).expect("layout");
+        let mut dup = snap.clone();
+        let (s0, e0, _) = recs[0];
+        let (sl, _, _) = recs[recs.len() - 1];
+        let first = snap[s0..e0].to_vec();
+        dup.truncate(sl);
+        dup.extend_from_slice(&first);
+        end_section(&mut dup);
+        let half = snap[..snap.len() / 2].to_vec();
+        out.push(with_lib(name, snap, true));
+        out.push(with_lib(dup_name, dup, false));
+        out.push(with_lib(
+            if full {
+                "tiny_tiles_full_truncated"
+            } else {
+                "tiny_tiles_referenced_truncated"
+            },
+            half,
+            false,
+        ));
+    }
+
+    // One large tile (wide structure: 128 × 128 quads) inline.
+    let big_world = WorldSpec {
+        columns: 1,
+        rows: 1,
+        quads: 128 * scale.min(2),
+        ..WorldSpec::default()
+    };
+    let big = big_world.tiles();
+    let bm = mesh_with(&big_world, 1, &big);
+    out.push(plain(
+        "big_tile_full",
+        bm.snapshot(SnapshotMode::Full),
+        true,
+    ));
+
+    // A tile whose every count is the largest the remaining bytes allow, over zero filler:
+    // vertices (0, 0, 0) are read, then the first polygon (vertex count 0) is rejected.
+    let mut tile = big[0].as_built_bytes()[..crate::limits::TILE_HEADER_LEN].to_vec();
+    let filler = 4_000_000usize;
+    let rem = |consumed: usize| (filler - consumed) as u32;
+    tile[72..84].copy_from_slice(&[0; 12]); // position (0, 0, 0)
+    tile[108..112].copy_from_slice(&(rem(0) / 24).to_le_bytes());
+    tile[112..116].copy_from_slice(&(rem(0) / 75).to_le_bytes());
+    tile[116..120].copy_from_slice(&0u32.to_le_bytes()); // no links
+    tile[120..124].copy_from_slice(&(rem(0) / 24).to_le_bytes());
+    tile[124..128].copy_from_slice(&(rem(0) / 4).to_le_bytes());
+    tile.resize(tile.len() + filler, 0);
+    let mut b = begin_section(&big_world.params(1));
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.push(1);
+    b.extend_from_slice(&(tile.len() as u32).to_le_bytes());
+    b.extend_from_slice(&tile);
+    b.extend_from_slice(&[0; 8]);
+    end_section(&mut b);
+    out.push(plain("tile_counts_max_zero_filler", b, false));
     out
 }
