@@ -1325,3 +1325,81 @@ pub fn adversarial_snapshots(scale: u32) -> Vec<Adversarial> {
     out.push(plain("tile_counts_max_zero_filler", b, false));
     out
 }
+
+// ---------------------------------------------------------------------------------------------
+// Known superlinear cases of stitching (`spec/security.md`, "Open issues").
+
+/// Two valid tiles side by side, at columns 0 and 1 of the default world, each made of `p`
+/// identical triangles whose edge 0 is a portal spanning the whole shared border. Every portal
+/// edge of one overlaps every portal edge of the other, so stitching them makes 2·p² links from
+/// about 150·p bytes of tiles: restore's time and memory grow with the square of the input.
+pub fn sliver_pair(p: usize) -> (WorldSpec, [NavTile; 2]) {
+    use crate::ids::{Side, TilePos};
+    use crate::tile::{DetailMesh, Edge, Polygon};
+    let w = WorldSpec::default();
+    let make = |column: i32| {
+        let (vertices, side) = if column == 0 {
+            (
+                vec![[16.0, 0.0, 0.0], [16.0, 0.0, 16.0], [15.0, 0.0, 8.0]],
+                Side::PosX,
+            )
+        } else {
+            (
+                vec![[16.0, 0.0, 16.0], [16.0, 0.0, 0.0], [17.0, 0.0, 8.0]],
+                Side::NegX,
+            )
+        };
+        let mut edges = [Edge::Wall; 6];
+        edges[0] = Edge::Portal(side);
+        RawTile {
+            grid: w.grid(),
+            digest: w.digest(),
+            pos: TilePos {
+                column,
+                row: 0,
+                layer: 0,
+            },
+            agent: w.agent,
+            vertices,
+            polys: vec![
+                Polygon {
+                    vertex_count: 3,
+                    vertices: [0, 1, 2, 0, 0, 0],
+                    edges,
+                };
+                p
+            ],
+            links: Vec::new(),
+            detail_meshes: (0..p as u32)
+                .map(|i| DetailMesh {
+                    vertex_base: 0,
+                    vertex_count: 0,
+                    triangle_base: i,
+                    triangle_count: 1,
+                })
+                .collect(),
+            detail_vertices: Vec::new(),
+            detail_tris: vec![[0, 1, 2]; p],
+            areas: vec![0; p],
+            flags: vec![1; p],
+        }
+        .build()
+        .expect("sliver tiles are valid")
+    };
+    let tiles = [make(0), make(1)];
+    (w, tiles)
+}
+
+/// One generated tile of q × q quads with q² off-mesh links: every link end is landed by scanning
+/// every ground polygon, so restore takes time proportional to q⁴ for about 140·q² bytes.
+pub fn dense_link_tile(q: u32) -> (WorldSpec, NavTile) {
+    let w = WorldSpec {
+        columns: 1,
+        rows: 1,
+        quads: q,
+        links_per_tile: q * q,
+        ..WorldSpec::default()
+    };
+    let t = w.tiles().remove(0);
+    (w, t)
+}
