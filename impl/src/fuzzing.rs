@@ -861,7 +861,7 @@ pub fn fuzz_snapshot_structured(data: &[u8]) {
     let bytes = model.encode();
     if rounds == 0 {
         assert!(bytes == base, "model encoding differs from its base");
-        NavMeshSnapshot::restore(&bytes, &fx.library).expect("a valid base snapshot restores");
+        NavMeshSnapshot::validate(&bytes, &fx.library).expect("a valid base snapshot validates");
     }
     fuzz_restore_new(&bytes);
     fuzz_restore_in_place(&bytes);
