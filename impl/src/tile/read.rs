@@ -333,7 +333,10 @@ fn read_poly(
             &vertices[idx[(k + 1) % n] as usize],
             &vertices[idx[(k + 2) % n] as usize],
         );
-        if orient(a, b, c) <= 0.0 {
+        // NaN (an overflowing product, inf − inf) must fail too: accept only a provably
+        // positive orientation.
+        let o = orient(a, b, c);
+        if o.is_nan() || o <= 0.0 {
             let kk = (k + 1) % n;
             return Err(r.error_at(
                 verts_at + 4 * kk as u64,
@@ -474,7 +477,7 @@ fn check_detail(
         for t in d.triangle_base..d.triangle_base + d.triangle_count {
             let [a, b, c] = tris[t as usize].map(get);
             let o = orient(&a, &b, &c);
-            if o <= 0.0 {
+            if o.is_nan() || o <= 0.0 {
                 let at = tris_at + u64::from(t) * DETAIL_TRI_LEN as u64;
                 return Err(FormatError::new(
                     at,
@@ -485,7 +488,8 @@ fn check_detail(
             sum += o;
         }
         let area = poly_area2_xz(&corners);
-        if (sum - area).abs() > DETAIL_AREA_TOLERANCE * area {
+        let diff = (sum - area).abs();
+        if diff.is_nan() || diff > DETAIL_AREA_TOLERANCE * area {
             let at = tris_at + u64::from(d.triangle_base) * DETAIL_TRI_LEN as u64;
             return Err(FormatError::new(
                 at,
