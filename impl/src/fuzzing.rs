@@ -271,8 +271,40 @@ pub fn fuzz_tile_parse(data: &[u8]) {
                 "content id is not SHA-256 of the input"
             );
             assert_eq!(t.poly_count(), t.ground_poly_count() + t.link_count());
+            check_orientations(&t);
         }
         Err(e) => check_error(&e.into(), data.len()),
+    }
+}
+
+/// Rules T12 and T17 recomputed on an accepted tile: every polygon turns strictly left at each
+/// vertex and every detail triangle is counter-clockwise, each orientation provably positive
+/// (not NaN).
+fn check_orientations(t: &NavTile) {
+    use crate::geom::orient;
+    for (i, p) in t.ground_polys().iter().enumerate() {
+        let v: Vec<_> = p
+            .verts()
+            .iter()
+            .map(|&k| t.vertices()[k as usize])
+            .collect();
+        let n = v.len();
+        for k in 0..n {
+            let o = orient(&v[k], &v[(k + 1) % n], &v[(k + 2) % n]);
+            assert!(
+                o > 0.0,
+                "accepted polygon {i} has orientation {o} at vertex {k}"
+            );
+        }
+        let d = t.detail_meshes()[i];
+        for tri in d.triangle_base..d.triangle_base + d.triangle_count {
+            let [a, b, c] = t.detail_triangle(PolyIndex(i as u32), tri);
+            let o = orient(&a, &b, &c);
+            assert!(
+                o > 0.0,
+                "accepted detail triangle {tri} has orientation {o}"
+            );
+        }
     }
 }
 
