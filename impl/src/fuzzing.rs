@@ -643,7 +643,7 @@ fn poke(bytes: &mut [u8], at: usize, size: usize, c: &mut Cursor<'_>) {
 fn mutate(m: &mut SnapModel, c: &mut Cursor<'_>, lib: &[&NavTile]) {
     let n = m.slots.len();
     let i = c.below(n);
-    match c.u8() % 18 {
+    match c.u8() % 19 {
         0 => {
             if let Some(s) = m.slots.get_mut(i) {
                 s.generation = c.near(s.generation);
@@ -836,6 +836,17 @@ fn mutate(m: &mut SnapModel, c: &mut Cursor<'_>, lib: &[&NavTile]) {
             if s.kind == 2 && s.tile.len() == 32 {
                 let k = c.below(32);
                 s.tile[k] ^= c.u8() | 1;
+            }
+        }
+        17 => {
+            // Bulk: ascending edits or disabled links 0 .. k, enough to pass a tile's counts.
+            let Some(s) = m.slots.get_mut(i) else { return };
+            let k = u32::from(c.u8() % 48);
+            if c.bool() {
+                let (area, flags) = (c.u8() % 64, c.u16());
+                s.edits = (0..k).map(|p| (p, area, flags)).collect();
+            } else {
+                s.disabled = (0..k).collect();
             }
         }
         _ => {
