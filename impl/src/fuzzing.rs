@@ -148,9 +148,12 @@ pub fn fixture() -> &'static Fixture {
     })
 }
 
+/// A fuzz entry point: arbitrary bytes in, a panic on a finding.
+pub type EntryPoint = fn(&[u8]);
+
 /// Every fuzz target by name, with its entry point. The names are the folder names under
 /// `fuzz/seeds/`, `fuzz/regressions/` and `fuzz/fuzz_targets/`.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, EntryPoint)] = &[
     ("tile_parse", fuzz_tile_parse),
     ("restore_new", fuzz_restore_new),
     ("restore_in_place", fuzz_restore_in_place),
