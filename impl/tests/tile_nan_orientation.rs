@@ -70,6 +70,7 @@ fn the_same_triangle_at_a_sane_scale_is_rejected_too() {
 /// Writes the regression input replayed by `fuzz_replay` (run with `ONAV_WRITE_SEEDS=1`), and
 /// checks the committed file matches.
 #[test]
+#[cfg_attr(miri, ignore)]
 fn regression_file_matches() {
     let bytes = clockwise_overflowing_triangle().to_bytes();
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
