@@ -4,6 +4,7 @@
 
 pub mod bytes;
 pub mod error;
+pub mod fuzzing;
 pub mod generator;
 pub mod geom;
 pub mod ids;

@@ -394,6 +394,8 @@ fn read_poly(
             &vertices[idx[(k + 1) % n] as usize],
             &vertices[idx[(k + 2) % n] as usize],
         );
+        // NaN (an overflowing product, inf − inf) must fail too: accept only a provably
+        // positive orientation.
         let o = orient(a, b, c);
         if o.is_nan() || o <= 0.0 {
             let kk = (k + 1) % n;

@@ -1,0 +1,154 @@
+//! Peak allocation of restore on adversarial inputs (`spec/security.md`, "Allocation").
+//!
+//! A counting global allocator records the current and peak number of live heap bytes. For every
+//! input of [`onav::fuzzing::adversarial_snapshots`] (the largest slot count of free slots,
+//! maximum counts with too few bytes, errors after the largest allocations, many tiny tiles inline
+//! and referenced, a large tile, truncations) this test measures the peak of live bytes above the
+//! level before the call, for restore into a new mesh and for restore in place into a mesh with the
+//! snapshot's parameters, and asserts
+//!
+//! ```text
+//! peak ≤ ALLOC_FACTOR × (input length + library bytes) + ALLOC_SLACK
+//! ```
+//!
+//! where library bytes is the total as-built size of the tiles in the library passed to restore
+//! (referenced tiles are shared, never copied, and positions are unique, so each library tile is
+//! used at most once).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+use onav::{MeshParams, NavMeshSnapshot, TiledNavMesh};
+
+/// Live heap bytes.
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+/// Largest value `CURRENT` reached since the last reset.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+struct Counting;
+
+fn grew(n: usize) {
+    let now = CURRENT.fetch_add(n, SeqCst) + n;
+    PEAK.fetch_max(now, SeqCst);
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
+// are plain atomics and never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), SeqCst);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            // Old and new blocks may both be live during the move: count the new one first.
+            grew(new_size);
+            CURRENT.fetch_sub(layout.size(), SeqCst);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The constant of the bound asserted (the largest measured ratio is printed by the test and
+/// recorded in `spec/security.md`).
+const ALLOC_FACTOR: usize = 64;
+/// Fixed allowance for small inputs (error strings, rayon's per-call bookkeeping).
+const ALLOC_SLACK: usize = 64 << 10;
+
+/// Peak live bytes above the starting level while `f` runs (its result included).
+fn peak_of<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let base = CURRENT.load(SeqCst);
+    PEAK.store(base, SeqCst);
+    let r = f();
+    (PEAK.load(SeqCst) - base, r)
+}
+
+#[test]
+fn restore_peak_allocation_is_linear_in_input_plus_library() {
+    let scale = std::env::var("ONAV_ALLOC_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let cases = onav::fuzzing::adversarial_snapshots(scale);
+    // Warm up rayon's pool so its one-time allocations are not charged to the first case.
+    let fx = onav::fuzzing::fixture();
+    NavMeshSnapshot::restore(&fx.busy_full, &fx.library).unwrap();
+
+    let mut worst = 0.0f64;
+    println!(
+        "{:<36} {:>10} {:>10} {:>12} {:>7} {:>12} {:>7}",
+        "case", "input", "library", "peak new", "ratio", "peak inplace", "ratio"
+    );
+    for c in &cases {
+        let denom = c.bytes.len() + c.library_bytes;
+        let (peak_new, r) = peak_of(|| NavMeshSnapshot::restore(&c.bytes, &c.library));
+        assert_eq!(r.is_ok(), c.valid, "{}: {:?}", c.name, r.err());
+        drop(r);
+        let params = MeshParams::read(&mut onav::bytes::Reader::new(&c.bytes[8..76], 8))
+            .expect("adversarial inputs carry valid parameters");
+        let mut target = TiledNavMesh::new(params);
+        let (peak_in_place, r) = peak_of(|| target.restore(&c.bytes, &c.library));
+        assert_eq!(r.is_ok(), c.valid, "{}: {:?}", c.name, r.err());
+        drop(target);
+        let ratio = |p: usize| p as f64 / denom as f64;
+        println!(
+            "{:<36} {:>10} {:>10} {:>12} {:>7.2} {:>12} {:>7.2}",
+            c.name,
+            c.bytes.len(),
+            c.library_bytes,
+            peak_new,
+            ratio(peak_new),
+            peak_in_place,
+            ratio(peak_in_place)
+        );
+        for p in [peak_new, peak_in_place] {
+            worst = worst.max(ratio(p));
+            assert!(
+                p <= ALLOC_FACTOR * denom + ALLOC_SLACK,
+                "{}: peak {p} exceeds {ALLOC_FACTOR} × {denom} + {ALLOC_SLACK}",
+                c.name
+            );
+        }
+    }
+    println!("largest ratio: {worst:.2} (bound asserted: {ALLOC_FACTOR})");
+}
+
+/// The open issue of `spec/security.md`: two valid tiles of p identical triangles whose portal
+/// edges all face each other stitch into 2·p² links, so peak allocation grows with the square of
+/// the input. Ignored until stitching is bounded; run with `--ignored` to see the ratio.
+#[test]
+#[ignore = "known issue: portal stitching allocates 2·p² links (spec/security.md, open issues)"]
+fn sliver_portals_stay_within_the_bound() {
+    let (w, tiles) = onav::fuzzing::sliver_pair(2000);
+    let s = onav::fuzzing::mesh_with(&w, 2, &tiles).snapshot(onav::SnapshotMode::Full);
+    drop(tiles);
+    let (peak, r) = peak_of(|| NavMeshSnapshot::restore(&s, &onav::TileLibrary::new()));
+    assert!(r.is_ok());
+    println!(
+        "slivers p=2000: input {} peak {peak} ratio {:.0}",
+        s.len(),
+        peak as f64 / s.len() as f64
+    );
+    assert!(peak <= ALLOC_FACTOR * s.len() + ALLOC_SLACK);
+}

@@ -1,0 +1,89 @@
+//! Restore time against input size (`spec/security.md`, "Time"): snapshots of 1k, 10k, 100k
+//! and 1M slots, restored into a new mesh. Three families:
+//!
+//! - `free`: every slot free (the most slots per byte);
+//! - `occupied_referenced`: every slot holds a one-quad tile named by content id (library lookups,
+//!   edits, stitching);
+//! - `occupied_full`: every slot holds a one-quad tile inline (each tile parsed and hashed too).
+//!
+//! Time per slot stays flat when restore is linear in the input. Throughput is reported in slots.
+//! Set `ONAV_SCALING_MAX` (e.g. `100000`) to skip the larger sizes.
+//!
+//! A second group, `restore_known_quadratic`, documents the open issue of `spec/security.md`:
+//! stitching compares every portal edge with every facing portal edge (`slivers`, p triangles per
+//! tile) and lands every off-mesh link end by scanning every ground polygon (`dense_links`, q × q
+//! quads with q² links), so time per input byte grows with the input there. Throughput is in
+//! input bytes.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use onav::fuzzing::{dense_link_tile, mesh_with, sliver_pair, tiny_tiles};
+use onav::{NavMeshSnapshot, SnapshotMode, TileLibrary, TiledNavMesh, WorldSpec};
+
+const SIZES: [u32; 4] = [1_000, 10_000, 100_000, 1_000_000];
+
+fn sizes() -> Vec<u32> {
+    let max = std::env::var("ONAV_SCALING_MAX")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u32::MAX);
+    SIZES.into_iter().filter(|&n| n <= max).collect()
+}
+
+fn restore_scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("restore_scaling");
+    g.sample_size(10);
+    let empty = TileLibrary::new();
+    for n in sizes() {
+        g.throughput(Throughput::Elements(u64::from(n)));
+        let free = TiledNavMesh::new(WorldSpec::default().params(n)).snapshot(SnapshotMode::Full);
+        g.bench_with_input(BenchmarkId::new("free", n), &free, |b, s| {
+            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap())
+        });
+        drop(free);
+        let (w, tiles) = tiny_tiles(n);
+        let m = mesh_with(&w, n, &tiles);
+        let lib = TileLibrary::from_tiles(&tiles);
+        drop(tiles);
+        let referenced = m.snapshot(SnapshotMode::Referenced);
+        g.bench_with_input(
+            BenchmarkId::new("occupied_referenced", n),
+            &referenced,
+            |b, s| b.iter(|| NavMeshSnapshot::restore(black_box(s), &lib).unwrap()),
+        );
+        drop(referenced);
+        let full = m.snapshot(SnapshotMode::Full);
+        drop(m);
+        g.bench_with_input(BenchmarkId::new("occupied_full", n), &full, |b, s| {
+            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap())
+        });
+    }
+    g.finish();
+}
+
+fn restore_known_quadratic(c: &mut Criterion) {
+    let mut g = c.benchmark_group("restore_known_quadratic");
+    g.sample_size(10);
+    let empty = TileLibrary::new();
+    for p in [250usize, 500, 1000] {
+        let (w, tiles) = sliver_pair(p);
+        let s = mesh_with(&w, 2, &tiles).snapshot(SnapshotMode::Full);
+        g.throughput(Throughput::Bytes(s.len() as u64));
+        g.bench_with_input(BenchmarkId::new("slivers", p), &s, |b, s| {
+            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap())
+        });
+    }
+    for q in [8u32, 16, 32] {
+        let (w, t) = dense_link_tile(q);
+        let s = mesh_with(&w, 1, &[t]).snapshot(SnapshotMode::Full);
+        g.throughput(Throughput::Bytes(s.len() as u64));
+        g.bench_with_input(BenchmarkId::new("dense_links", q), &s, |b, s| {
+            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, restore_scaling, restore_known_quadratic);
+criterion_main!(benches);
