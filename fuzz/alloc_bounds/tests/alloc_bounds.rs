@@ -134,21 +134,14 @@ fn restore_peak_allocation_is_linear_in_input_plus_library() {
     println!("largest ratio: {worst:.2} (bound asserted: {ALLOC_FACTOR})");
 }
 
-/// The open issue of `spec/security.md`: two valid tiles of p identical triangles whose portal
-/// edges all face each other stitch into 2·p² links, so peak allocation grows with the square of
-/// the input. Ignored until stitching is bounded; run with `--ignored` to see the ratio.
+/// Formerly the open issue of `spec/security.md`: tiles of p identical triangles whose portal
+/// edges all face each other would stitch into 2·p² links. Rule T20 rejects such tiles at parse
+/// time (a side's portal edges must have disjoint interiors), so they never reach stitching.
 #[test]
-#[ignore = "known issue: portal stitching allocates 2·p² links (spec/security.md, open issues)"]
-fn sliver_portals_stay_within_the_bound() {
-    let (w, tiles) = onav::fuzzing::sliver_pair(2000);
-    let s = onav::fuzzing::mesh_with(&w, 2, &tiles).snapshot(onav::SnapshotMode::Full);
-    drop(tiles);
-    let (peak, r) = peak_of(|| NavMeshSnapshot::restore(&s, &onav::TileLibrary::new()));
-    assert!(r.is_ok());
-    println!(
-        "slivers p=2000: input {} peak {peak} ratio {:.0}",
-        s.len(),
-        peak as f64 / s.len() as f64
-    );
-    assert!(peak <= ALLOC_FACTOR * s.len() + ALLOC_SLACK);
+fn sliver_portals_are_rejected_before_stitching() {
+    let (_, tiles) = onav::fuzzing::sliver_pair(2000);
+    for t in &tiles {
+        let e = t.build().expect_err("T20 rejects overlapping portal edges");
+        assert_eq!(e.reason, onav::FormatReason::PortalOverlap);
+    }
 }
