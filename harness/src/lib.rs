@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod decode;
+pub mod fuzzing;
 pub mod diff;
 pub mod exec;
 pub mod glob;
