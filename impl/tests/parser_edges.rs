@@ -140,3 +140,25 @@ fn counts_larger_than_the_bytes_are_rejected_before_allocation() {
         assert_eq!(e.offset, at as u64, "{e}");
     }
 }
+
+/// Rule T6: ground polygons plus links at most `MAX_POLYS`. Each count alone fits the bytes that
+/// remain, so the sum check is reached only with about 85 MB of input (beyond what the fuzzers
+/// generate); checked here directly.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn polygon_plus_link_count_above_the_limit_is_rejected() {
+    let (_, m, _) = small();
+    let mut tile = m.tiles().next().unwrap().1.as_built_bytes()[..132].to_vec();
+    let half = onav::limits::MAX_POLYS / 2 + 1;
+    tile[108..112].copy_from_slice(&0u32.to_le_bytes());
+    tile[112..116].copy_from_slice(&half.to_le_bytes());
+    tile[116..120].copy_from_slice(&half.to_le_bytes());
+    tile.resize(132 + half as usize * (75 + 67), 0);
+    let e = onav::NavTile::from_bytes(&tile).unwrap_err();
+    assert_eq!(e.offset, 116, "{e}");
+    assert_eq!(e.field, "link_count");
+    assert!(
+        matches!(e.reason, onav::FormatReason::CountTooLarge { .. }),
+        "{e}"
+    );
+}
