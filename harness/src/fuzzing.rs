@@ -9,11 +9,17 @@ use crate::scenario;
 /// the rest is the file's text. Any input must give a case or an error, never a panic; a case that
 /// loads has the id it was given, its area, and passes its checks again.
 pub fn fuzz_scenario_yaml(data: &[u8]) {
-    let Ok(all) = std::str::from_utf8(data) else { return };
+    let Ok(all) = std::str::from_utf8(data) else {
+        return;
+    };
     let (id, text) = all.split_once('\n').unwrap_or((all, ""));
     if let Ok(case) = scenario::load_str(id, text) {
         assert_eq!(case.id, id);
         assert_eq!(Some(case.area.as_str()), id.split('/').next());
-        assert_eq!(scenario::check(id, &case.scenario), Ok(()), "a loaded scenario passes its checks again");
+        assert_eq!(
+            scenario::check(id, &case.scenario),
+            Ok(()),
+            "a loaded scenario passes its checks again"
+        );
     }
 }

@@ -3,13 +3,12 @@
 
 pub mod commands;
 pub mod decode;
-pub mod fuzzing;
 pub mod diff;
 pub mod exec;
+pub mod fuzzing;
 pub mod glob;
 pub mod golden;
 pub mod inspect;
-pub mod mini;
 pub mod mutants;
 pub mod patch;
 pub mod protocol;

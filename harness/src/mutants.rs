@@ -48,7 +48,7 @@ impl FromStr for MutantKind {
                         _ => return Err(format!("crash-on-op needs a count ≥ 1, not {k:?}")),
                     }
                 } else if let Some(op) = s.strip_prefix("hang-on:") {
-                    if !crate::testee_server::OPS.contains(&op) {
+                    if !crate::protocol::OPS.contains(&op) {
                         return Err(format!("hang-on: unknown op {op:?}"));
                     }
                     Self::Hang(op.into())
@@ -172,7 +172,7 @@ impl<B: Backend> Backend for Mutant<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mini::MiniBackend;
+    use crate::reference::Reference;
 
     #[test]
     fn names_parse() {
@@ -199,11 +199,11 @@ mod tests {
             bytes: wire::b64(b"garbage"),
             library: vec![],
         };
-        let mut m = Mutant::new(MiniBackend::new(), MutantKind::AcceptEveryRestore);
+        let mut m = Mutant::new(Reference::new(), MutantKind::AcceptEveryRestore);
         assert!(
             matches!(m.call(&garbage), Ok(Reply::Ok { fields }) if fields.contains_key("mesh"))
         );
-        let mut m = Mutant::new(MiniBackend::new(), MutantKind::RejectEveryRestore);
+        let mut m = Mutant::new(Reference::new(), MutantKind::RejectEveryRestore);
         assert!(matches!(m.call(&garbage), Ok(Reply::Rejected { field, .. }) if field == "magic"));
     }
 }

@@ -16,6 +16,33 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Largest frame accepted (64 MiB): a bound against a hostile peer.
 pub const MAX_FRAME: u32 = 64 << 20;
 
+/// Every op of protocol version 1, in the order of the specification.
+pub const OPS: &[&str] = &[
+    "hello",
+    "new_mesh",
+    "add_tile",
+    "remove_tile",
+    "replace_tile",
+    "set_poly_area",
+    "set_poly_flags",
+    "get_poly",
+    "set_link_enabled",
+    "is_valid_ref",
+    "snapshot",
+    "restore",
+    "restore_into",
+    "write_mesh",
+    "read_mesh",
+    "tile_roundtrip",
+    "content_id",
+    "find_nearest_poly",
+    "find_path",
+    "find_straight_path",
+    "raycast",
+    "drop",
+    "bye",
+];
+
 /// One request. Field names are the wire names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]

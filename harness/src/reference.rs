@@ -26,33 +26,6 @@ pub fn unb64(text: &str) -> Result<Vec<u8>, String> {
     })
 }
 
-/// The ops the reference answers, as listed in its `hello` reply.
-pub const OPS: &[&str] = &[
-    "hello",
-    "new_mesh",
-    "add_tile",
-    "remove_tile",
-    "replace_tile",
-    "set_poly_area",
-    "set_poly_flags",
-    "get_poly",
-    "set_link_enabled",
-    "is_valid_ref",
-    "snapshot",
-    "restore",
-    "restore_into",
-    "write_mesh",
-    "read_mesh",
-    "tile_roundtrip",
-    "content_id",
-    "find_nearest_poly",
-    "find_path",
-    "find_straight_path",
-    "raycast",
-    "drop",
-    "bye",
-];
-
 /// The in-process reference backend.
 #[derive(Debug, Default)]
 pub struct Reference {
@@ -142,7 +115,8 @@ impl Reference {
                         json!(concat!("onav-reference ", env!("CARGO_PKG_VERSION"))),
                     ),
                     ("protocol", json!(PROTOCOL_VERSION)),
-                    ("ops", json!(OPS)),
+                    // The reference answers every op of the protocol.
+                    ("ops", json!(crate::protocol::OPS)),
                     ("features", json!(features)),
                 ])
             }

@@ -11,33 +11,6 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 
 use crate::protocol::{write_frame, Backend, BackendFailure, Reply, Request, MAX_FRAME};
 
-/// Every op of protocol version 1, in the order of the specification.
-pub const OPS: &[&str] = &[
-    "hello",
-    "new_mesh",
-    "add_tile",
-    "remove_tile",
-    "replace_tile",
-    "set_poly_area",
-    "set_poly_flags",
-    "get_poly",
-    "set_link_enabled",
-    "is_valid_ref",
-    "snapshot",
-    "restore",
-    "restore_into",
-    "write_mesh",
-    "read_mesh",
-    "tile_roundtrip",
-    "content_id",
-    "find_nearest_poly",
-    "find_path",
-    "find_straight_path",
-    "raycast",
-    "drop",
-    "bye",
-];
-
 /// Parses one request frame. `Err` holds the reply for a frame that is not a request: `error`
 /// when malformed, `unsupported` for an op this version does not define.
 pub fn parse_request(frame: &[u8]) -> Result<Request, Reply> {
@@ -48,7 +21,7 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, Reply> {
         .get("op")
         .and_then(serde_json::Value::as_str)
         .ok_or_else(|| malformed("request is not an object with a string \"op\"".into()))?;
-    if !OPS.contains(&op) {
+    if !crate::protocol::OPS.contains(&op) {
         return Err(Reply::Unsupported {});
     }
     let op = op.to_owned();
@@ -124,8 +97,8 @@ pub fn serve<B: Backend>(mut backend: B, input: impl Read, output: impl Write) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mini::MiniBackend;
     use crate::protocol::read_frame;
+    use crate::reference::Reference;
     use serde_json::json;
 
     fn frames(reqs: &[&[u8]]) -> Vec<u8> {
@@ -147,7 +120,7 @@ mod tests {
 
     fn run(input: &[u8]) -> (io::Result<()>, Vec<serde_json::Value>) {
         let mut out = Vec::new();
-        let r = serve(MiniBackend::new(), input, &mut out);
+        let r = serve(Reference::new(), input, &mut out);
         (r, replies(&out))
     }
 
@@ -303,7 +276,7 @@ mod tests {
             Request::Bye {},
         ];
         let names: Vec<&str> = all.iter().map(Request::op).collect();
-        assert_eq!(names, OPS);
+        assert_eq!(names, crate::protocol::OPS);
         for r in &all {
             let j = serde_json::to_vec(r).unwrap();
             assert_eq!(parse_request(&j).as_ref(), Ok(r));
