@@ -7,7 +7,8 @@ use crate::ids::{PolyIndex, PolyRef, TilePos};
 use crate::stitch::LinkKind;
 use crate::{MeshError, TiledNavMesh};
 
-fn world() -> WorldSpec {
+/// The layered, holed, density-varying world the mesh and query tests share.
+pub(crate) fn world() -> WorldSpec {
     WorldSpec {
         columns: 3,
         rows: 3,

@@ -10,19 +10,7 @@ use crate::{
 };
 
 pub(crate) fn world() -> WorldSpec {
-    WorldSpec {
-        columns: 3,
-        rows: 2,
-        layers: 2,
-        quads: 2,
-        vary_density: true,
-        slope: [0.02, 0.01],
-        bump: 0.2,
-        hole_chance: 20,
-        links_per_tile: 2,
-        area_kinds: 3,
-        ..WorldSpec::default()
-    }
+    crate::fuzzing::fuzz_world()
 }
 
 /// A mesh with holes in its slots, generations above 1, edits and switched-off links.

@@ -9,7 +9,7 @@ use crate::generator::WorldSpec;
 use crate::geom::closest_point_on_poly_xz;
 use crate::ids::{PolyIndex, TilePos};
 use crate::stitch::LinkKind;
-use crate::tile::{AgentSizes, LinkDirection};
+use crate::tile::LinkDirection;
 
 const O: TilePos = TilePos {
     column: 0,
@@ -790,24 +790,7 @@ fn same_polygon_and_clamping() {
 // ---- Generated worlds: properties and determinism ----
 
 fn world() -> WorldSpec {
-    WorldSpec {
-        columns: 3,
-        rows: 3,
-        layers: 2,
-        quads: 3,
-        vary_density: true,
-        slope: [0.05, -0.03],
-        bump: 0.3,
-        hole_chance: 30,
-        links_per_tile: 2,
-        area_kinds: 3,
-        agent: AgentSizes {
-            height: 2.0,
-            radius: 0.5,
-            climb: 0.9,
-        },
-        ..WorldSpec::default()
-    }
+    crate::mesh_tests::world()
 }
 
 fn world_mesh() -> crate::TiledNavMesh {
