@@ -127,6 +127,7 @@ pub fn mesh_error_kind(e: &MeshError) -> &'static str {
         MeshError::AreaOutOfRange(_) => "area_out_of_range",
         MeshError::LinkOutOfRange { .. } => "link_out_of_range",
         MeshError::SnapshotTooLarge => "snapshot_too_large",
+        MeshError::LandingBudget { .. } => "landing_budget",
     }
 }
 

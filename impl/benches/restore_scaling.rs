@@ -9,10 +9,11 @@
 //! Time per slot stays flat when restore is linear in the input. Throughput is reported in slots.
 //! Set `ONAV_SCALING_MAX` (e.g. `100000`) to skip the larger sizes.
 //!
-//! A second group, `restore_known_quadratic`, documents the open issue of `spec/security.md`:
-//! stitching lands every off-mesh link end by scanning every ground polygon of the landing cells
-//! (`dense_links`, q × q quads with q² links), so time per input byte grows with the input there.
-//! (Overlapping portal edges, the other former case, are now rejected by tile rule T20.)
+//! A second group, `restore_landing_budget`, times the stitching cost that landing off-mesh links
+//! can have (`spec/security.md` §5): `at_budget`, worlds of 1, 4 and 16 cells of 32 × 32 quads
+//! with 146 links per tile, each tile close to its landing budget (format rule K17) — time per
+//! input byte stays flat; and `over_budget`, a single tile of q × q quads with q² links
+//! (`dense_link_tile`), far over its budget, which restore rejects before stitching.
 //! Throughput is in input bytes.
 
 use std::hint::black_box;
@@ -62,20 +63,38 @@ fn restore_scaling(c: &mut Criterion) {
     g.finish();
 }
 
-fn restore_known_quadratic(c: &mut Criterion) {
-    let mut g = c.benchmark_group("restore_known_quadratic");
+fn restore_landing_budget(c: &mut Criterion) {
+    let mut g = c.benchmark_group("restore_landing_budget");
     g.sample_size(10);
     let empty = TileLibrary::new();
-    for q in [8u32, 16, 32] {
+    for side in [1i32, 2, 4] {
+        let w = WorldSpec {
+            columns: side,
+            rows: side,
+            quads: 32,
+            links_per_tile: 146,
+            ..WorldSpec::default()
+        };
+        let mut m = TiledNavMesh::new(w.params_fitting());
+        for t in w.tiles() {
+            m.add_tile(t).expect("within the landing budget");
+        }
+        let s = m.snapshot(SnapshotMode::Full);
+        g.throughput(Throughput::Bytes(s.len() as u64));
+        g.bench_with_input(BenchmarkId::new("at_budget", side * side), &s, |b, s| {
+            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap())
+        });
+    }
+    for q in [64u32, 96] {
         let (w, t) = dense_link_tile(q);
         let s = mesh_with(&w, 1, &[t]).snapshot(SnapshotMode::Full);
         g.throughput(Throughput::Bytes(s.len() as u64));
-        g.bench_with_input(BenchmarkId::new("dense_links", q), &s, |b, s| {
-            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap())
+        g.bench_with_input(BenchmarkId::new("over_budget", q), &s, |b, s| {
+            b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap_err())
         });
     }
     g.finish();
 }
 
-criterion_group!(benches, restore_scaling, restore_known_quadratic);
+criterion_group!(benches, restore_scaling, restore_landing_budget);
 criterion_main!(benches);

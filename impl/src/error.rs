@@ -78,6 +78,13 @@ pub enum FormatReason {
     DuplicatePosition,
     /// The state would not fit a Full snapshot (its section body exceeds 2^32 − 1 bytes).
     StateTooLarge,
+    /// A tile's landing work exceeds its budget (`spec/navmesh-format.md` K17).
+    LandingBudget {
+        /// The tile's landing work in the state.
+        work: u64,
+        /// Its budget: 512 × its polygon count.
+        budget: u64,
+    },
 }
 
 impl std::fmt::Display for FormatReason {
@@ -109,6 +116,9 @@ impl std::fmt::Display for FormatReason {
             Self::ParamsMismatch => f.write_str("mesh parameters differ"),
             Self::DuplicatePosition => f.write_str("duplicate tile position"),
             Self::StateTooLarge => f.write_str("state too large for a Full snapshot"),
+            Self::LandingBudget { work, budget } => {
+                write!(f, "landing work {work} exceeds the tile's budget {budget}")
+            }
         }
     }
 }
@@ -232,6 +242,18 @@ pub enum MeshError {
     /// (`spec/snapshot.md` S29); the mesh is unchanged.
     #[error("the mesh's Full snapshot would exceed 4 GiB")]
     SnapshotTooLarge,
+    /// The change would give a tile more landing work than its budget
+    /// (`spec/navmesh-format.md` K17): the added or replacing tile, or one around it whose
+    /// off-mesh links end in its cell. The mesh is unchanged.
+    #[error("tile at {pos:?} would have landing work {work}, over its budget {budget}")]
+    LandingBudget {
+        /// Position of the tile over budget.
+        pos: TilePos,
+        /// Its landing work after the change.
+        work: u64,
+        /// Its budget.
+        budget: u64,
+    },
     /// An area above 63.
     #[error("area {0} exceeds 63")]
     AreaOutOfRange(u8),

@@ -1165,7 +1165,9 @@ pub fn tiny_tiles(n: u32) -> (WorldSpec, Vec<NavTile>) {
     (w, tiles)
 }
 
-/// A mesh of `slots` slots whose first `tiles.len()` slots hold `tiles`, stitched once.
+/// A mesh of `slots` slots whose first `tiles.len()` slots hold `tiles`, stitched once. For test
+/// inputs only: it checks nothing, not even the landing budgets (format rule K17), so it can
+/// assemble states that a restore must reject.
 pub fn mesh_with(w: &WorldSpec, slots: u32, tiles: &[NavTile]) -> TiledNavMesh {
     let mut m = TiledNavMesh::new(w.params(slots));
     m.add_tiles(tiles.to_vec());
@@ -1437,8 +1439,9 @@ pub fn sliver_pair(p: usize) -> (WorldSpec, [RawTile; 2]) {
     (w, tiles)
 }
 
-/// One generated tile of q × q quads with q² off-mesh links: every link end is landed by scanning
-/// every ground polygon, so restore takes time proportional to q⁴ for about 140·q² bytes.
+/// One generated tile of q × q quads with q² off-mesh links: landing work about 2·q⁴ polygon
+/// visits for about 140·q² bytes, over its landing budget (format rule K17) from q = 33 on. Such
+/// a state can only be assembled with [`mesh_with`]; restore rejects it before stitching.
 pub fn dense_link_tile(q: u32) -> (WorldSpec, NavTile) {
     let w = WorldSpec {
         columns: 1,

@@ -8,6 +8,8 @@ pub mod fuzzing;
 pub mod generator;
 pub mod geom;
 pub mod ids;
+#[cfg(test)]
+mod landing_tests;
 pub mod library;
 pub mod limits;
 pub mod mesh;

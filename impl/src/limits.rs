@@ -22,6 +22,9 @@ pub const MAX_AREA: u8 = 63;
 pub const MAX_GENERATION: u32 = 16_777_215;
 /// Most extra detail vertices of one polygon: detail triangle indices are one byte (rule T16).
 pub const MAX_DETAIL_VERTS_PER_POLY: u32 = 255 - MAX_VERTS_PER_POLY as u32;
+/// Most landing work of a tile per polygon of the tile (`spec/navmesh-format.md` rule K17): bounds
+/// the time stitching spends on off-mesh links to a constant per polygon held.
+pub const LANDING_WORK_PER_POLYGON: u64 = 512;
 /// Number of area ids, and of area costs in a query filter.
 pub const AREA_COUNT: usize = 64;
 

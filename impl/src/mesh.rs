@@ -12,8 +12,8 @@ use crate::limits::EDIT_LEN;
 use crate::limits::MAX_AREA;
 use crate::params::MeshParams;
 use crate::stitch::{
-    neighbourhood, stitch_tile, tile_landings, CellIndex, Landing, Landings, Link, SlotView,
-    TileLinks,
+    first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellIndex,
+    Landing, Landings, Link, SlotView, TileLinks,
 };
 use crate::tile::NavTile;
 
@@ -316,6 +316,48 @@ impl MeshState {
         }
     }
 
+    /// Landing budgets (`spec/navmesh-format.md` K17) of the state that puts `tile` at its
+    /// position, in a free slot or in place of the tile in slot `replacing`: the new tile is
+    /// checked first, then the tiles around it by ascending slot (only their landing work can
+    /// change). The tiles whose links can end in a cell of the 3 × 3 lie in the 5 × 5 around it.
+    pub fn check_landings(
+        &self,
+        tile: &NavTile,
+        replacing: Option<SlotIndex>,
+    ) -> Result<(), MeshError> {
+        let pos = tile.pos();
+        let kept = |&&(_, s): &&(u32, SlotIndex)| Some(s) != replacing;
+        let mut near: Vec<&NavTile> = vec![tile];
+        for dc in -2..=2 {
+            for dr in -2..=2 {
+                let (Some(c), Some(r)) = (pos.column.checked_add(dc), pos.row.checked_add(dr))
+                else {
+                    continue;
+                };
+                near.extend(
+                    self.cell(c, r)
+                        .iter()
+                        .filter(kept)
+                        .filter_map(|&(_, s)| self.occupant(s).map(|(_, t)| t)),
+                );
+            }
+        }
+        let cells = weight_per_cell(near);
+        let mut around: Vec<SlotIndex> = neighbourhood(pos.column, pos.row)
+            .flat_map(|(c, r)| self.cell(c, r).iter().filter(kept).map(|&(_, s)| s))
+            .collect();
+        around.sort_unstable();
+        let candidates = std::iter::once(tile).chain(
+            around
+                .iter()
+                .filter_map(|&s| self.occupant(s).map(|(_, t)| t)),
+        );
+        match first_over_budget(candidates.map(|t| (t.pos(), t)), &cells) {
+            Some((pos, work, budget)) => Err(MeshError::LandingBudget { pos, work, budget }),
+            None => Ok(()),
+        }
+    }
+
     /// Stitches again every occupied slot in the 3 × 3 around `pos`.
     fn restitch_around(&mut self, pos: TilePos) {
         let mut v: Vec<u32> = neighbourhood(pos.column, pos.row)
@@ -398,6 +440,7 @@ impl TiledNavMesh {
         }
         let slot = *self.state.free.first().ok_or(MeshError::NoFreeSlot)?;
         self.state.check_room(12 + tile_extra(&tile))?;
+        self.state.check_landings(&tile, None)?;
         self.state.free.remove(&slot);
         let cell = self.state.cells.entry((pos.column, pos.row)).or_default();
         let at = cell.partition_point(|&(l, _)| l < pos.layer);
@@ -443,6 +486,7 @@ impl TiledNavMesh {
         let pos = tile.pos();
         let old = self.tile_ref_at(pos).ok_or(MeshError::NoTileAt { pos })?;
         self.state.check_room(tile_extra(&tile))?;
+        self.state.check_landings(&tile, Some(old.slot()))?;
         let s = &mut self.state.slots[old.slot().0 as usize];
         s.generation = s.generation.next();
         let added = tile.as_built_bytes().len();
@@ -651,7 +695,7 @@ impl TiledNavMesh {
 
 impl TiledNavMesh {
     /// Adds already-checked tiles (matching parameters, unique free positions, at most the free
-    /// slot count) into the lowest free slots, stitching once at the end.
+    /// slot count, landing budgets met) into the lowest free slots, stitching once at the end.
     pub(crate) fn add_tiles(&mut self, tiles: Vec<NavTile>) {
         let mut slots: Vec<(Generation, Option<NavTile>)> =
             std::mem::replace(&mut self.state, MeshState::empty(0))

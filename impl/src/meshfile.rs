@@ -10,6 +10,7 @@ use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreErro
 use crate::limits::{FILE_HEADER_LEN, TILE_HEADER_LEN};
 use crate::mesh::TiledNavMesh;
 use crate::params::MeshParams;
+use crate::stitch::{first_over_budget, weight_per_cell};
 use crate::tile::{NavTile, FORMAT_VERSION};
 
 /// Mesh file magic, "ONMS".
@@ -42,6 +43,7 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     let params = MeshParams::read(&mut r)?;
     let n = r.count("tile_count", params.slot_count, 4 + TILE_HEADER_LEN)?;
     let mut tiles = Vec::with_capacity(n as usize);
+    let mut starts = Vec::with_capacity(n as usize);
     let mut seen = HashSet::with_capacity(n as usize);
     for i in 0..n {
         let (tat, tb) = r.length_prefixed(|| format!("tile[{i}].length"))?;
@@ -72,8 +74,19 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
             .into());
         }
         tiles.push(tile);
+        starts.push(tat);
     }
     r.finish("end")?;
+    // K17, by tile index, once every tile is known.
+    let cells = weight_per_cell(&tiles);
+    if let Some((i, work, budget)) = first_over_budget(tiles.iter().enumerate(), &cells) {
+        return Err(FormatError::new(
+            starts[i],
+            format!("tile[{i}]"),
+            R::LandingBudget { work, budget },
+        )
+        .into());
+    }
     let mut mesh = TiledNavMesh::new(params);
     mesh.add_tiles(tiles);
     Ok(mesh)

@@ -25,6 +25,7 @@ use crate::limits::{
 };
 use crate::mesh::{MeshState, Slot, TiledNavMesh};
 use crate::params::MeshParams;
+use crate::stitch::{first_over_budget, weight_per_cell};
 use crate::tile::{NavTile, FORMAT_VERSION};
 
 /// Snapshot magic, "ONPS".
@@ -518,6 +519,26 @@ fn build(
         .sum::<u64>();
     if body > u64::from(u32::MAX) {
         return Err(FormatError::new(88, "slots", R::StateTooLarge).into());
+    }
+    // Stage E, K17: landing budgets, by slot. A rollback state holds the mesh's own tiles at the
+    // mesh's own positions, which met their budgets already.
+    if !same_tiles {
+        let tiles = || {
+            parsed
+                .slots
+                .iter()
+                .zip(&slots)
+                .enumerate()
+                .filter_map(|(i, (s, (_, t)))| Some(((i, s.tile.as_ref()?), t.as_ref()?)))
+        };
+        let cells = weight_per_cell(tiles().map(|(_, t)| t));
+        if let Some(((i, entry), work, budget)) = first_over_budget(tiles(), &cells) {
+            let (at, field) = match entry {
+                TileEntry::Inline { at, .. } => (*at, format!("slot[{i}].tile")),
+                TileEntry::Referenced { at, .. } => (*at, format!("slot[{i}].content_id")),
+            };
+            return Err(FormatError::new(at, field, R::LandingBudget { work, budget }).into());
+        }
     }
     Ok(slots)
 }

@@ -3,6 +3,8 @@
 //! around it, so any history reaching the same slots gives the same links in the same order, and
 //! a change at one cell needs only the 3 × 3 around it stitched again.
 
+use std::collections::HashMap;
+
 use crate::geom::{closest_point_on_poly_xz, dist2_xz, Vec3};
 use crate::ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TilePos, TileRef};
 use crate::tile::{Edge, LinkDirection, NavTile};
@@ -162,6 +164,11 @@ fn land(
                 if d2.is_nan() || d2 > r2 {
                     continue;
                 }
+                // A farther polygon cannot win whatever its height: skipping it before the
+                // height look-up changes nothing (K16) and saves most of the work.
+                if best.is_some_and(|b| d2 > b.0) {
+                    continue;
+                }
                 let Some(h) = tile.poly_height(PolyIndex(i as u32), &q) else {
                     continue;
                 };
@@ -204,15 +211,78 @@ fn link_landings(
         l.radius,
         climb,
     )?;
-    let grid = tile.grid();
-    let cells: Vec<(i32, i32)> = neighbourhood(pos.column, pos.row)
-        .filter(|&(c, r)| {
-            let b = grid.cell_bounds(c, r);
-            b[0] <= l.end[0] && l.end[0] <= b[2] && b[1] <= l.end[2] && l.end[2] <= b[3]
-        })
-        .collect();
+    let cells: Vec<(i32, i32)> = end_cells(tile, &l.end).collect();
     let end = land(view, &cells, &l.end, l.radius, climb)?;
     Some((start, end))
+}
+
+/// The cells of `tile`'s neighbourhood whose closed bounds contain `end` (K9), in neighbourhood
+/// order. A NaN coordinate is in no cell.
+fn end_cells<'a>(tile: &'a NavTile, end: &'a Vec3) -> impl Iterator<Item = (i32, i32)> + 'a {
+    let pos = tile.pos();
+    let grid = tile.grid();
+    neighbourhood(pos.column, pos.row).filter(move |&(c, r)| {
+        let b = grid.cell_bounds(c, r);
+        b[0] <= end[0] && end[0] <= b[2] && b[1] <= end[2] && end[2] <= b[3]
+    })
+}
+
+/// The landing weight of a tile (K17): its detail triangle count, the sum over its ground polygons
+/// of the triangles a landing search may walk for a height (K11); at least its polygon count.
+pub(crate) fn landing_weight(tile: &NavTile) -> u64 {
+    tile.detail_triangles().len() as u64
+}
+
+/// The landing work of `tile` (`spec/navmesh-format.md` K17): for each of its off-mesh links, the
+/// landing weight the landing search (K7) visits for its start — the tile's own — plus for its
+/// end — that of every tile in the end's cells (K9) — whether or not the start lands.
+/// `cell_weight(column, row)` is the landing weight of all tiles of a cell, this tile included.
+/// Geometry-free but for the end points' cells, so every port counts the same.
+pub(crate) fn landing_work(tile: &NavTile, cell_weight: &dyn Fn(i32, i32) -> u64) -> u64 {
+    let own = landing_weight(tile);
+    tile.off_mesh_links()
+        .iter()
+        .map(|l| {
+            own + end_cells(tile, &l.end)
+                .map(|(c, r)| cell_weight(c, r))
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+/// The landing weight of each cell holding one of `tiles` (look-up only; no output depends on
+/// the map's order).
+pub(crate) fn weight_per_cell<'a>(
+    tiles: impl IntoIterator<Item = &'a NavTile>,
+) -> HashMap<(i32, i32), u64> {
+    let mut cells = HashMap::new();
+    for t in tiles {
+        let p = t.pos();
+        *cells.entry((p.column, p.row)).or_insert(0) += landing_weight(t);
+    }
+    cells
+}
+
+/// K17 over a set of tiles, in the order given: the first whose landing work under `cells`
+/// exceeds its budget, with that work and budget.
+pub(crate) fn first_over_budget<'a, K>(
+    tiles: impl IntoIterator<Item = (K, &'a NavTile)>,
+    cells: &HashMap<(i32, i32), u64>,
+) -> Option<(K, u64, u64)> {
+    let weight = |c: i32, r: i32| cells.get(&(c, r)).copied().unwrap_or(0);
+    tiles.into_iter().find_map(|(k, t)| {
+        if t.link_count() == 0 {
+            return None;
+        }
+        let (work, budget) = (landing_work(t, &weight), landing_budget(t));
+        (work > budget).then_some((k, work, budget))
+    })
+}
+
+/// The most landing work a tile may have (K17): `LANDING_WORK_PER_POLYGON` times its polygon
+/// count.
+pub(crate) fn landing_budget(tile: &NavTile) -> u64 {
+    crate::limits::LANDING_WORK_PER_POLYGON * u64::from(tile.poly_count())
 }
 
 /// A view restricted to one slot (the start landing searches the link's own tile only).

@@ -1,0 +1,217 @@
+//! Tests of the landing budget (`spec/navmesh-format.md` K17): the work count against a brute-force
+//! count, the exact boundary, and every operation that can create a state refusing one over budget.
+
+use crate::fuzzing::mesh_with;
+use crate::generator::WorldSpec;
+use crate::ids::TilePos;
+use crate::limits::LANDING_WORK_PER_POLYGON;
+use crate::{
+    read_mesh, write_mesh, FormatReason, MeshError, NavMeshSnapshot, NavTile, RestoreError,
+    SnapshotMode, TileLibrary, TiledNavMesh,
+};
+
+/// A tile's landing weight summed from its detail records.
+fn weight(t: &NavTile) -> u64 {
+    t.detail_meshes()
+        .iter()
+        .map(|d| u64::from(d.triangle_count))
+        .sum()
+}
+
+/// K17 counted independently of the implementation: every link visits its own tile's weight,
+/// then that of every tile, anywhere in `tiles`, whose cell is next to (or is) the link's cell and
+/// whose closed bounds hold the end point.
+fn brute_work(t: &NavTile, tiles: &[&NavTile]) -> u64 {
+    let (grid, me) = (t.grid(), t.pos());
+    let mut work = 0;
+    for l in t.off_mesh_links() {
+        work += weight(t);
+        for u in tiles {
+            let p = u.pos();
+            let near = (p.column - me.column).abs() <= 1 && (p.row - me.row).abs() <= 1;
+            let b = grid.cell_bounds(p.column, p.row);
+            let inside =
+                b[0] <= l.end[0] && l.end[0] <= b[2] && b[1] <= l.end[2] && l.end[2] <= b[3];
+            if near && inside {
+                work += weight(u);
+            }
+        }
+    }
+    work
+}
+
+fn budget(t: &NavTile) -> u64 {
+    LANDING_WORK_PER_POLYGON * u64::from(t.poly_count())
+}
+
+/// One cell of 16 × 16 quads (256 ground polygons of two detail triangles) with `links` links
+/// ending in the same cell: work 2 × 512 per link against a budget of 512 per polygon, so the
+/// boundary is at 256 links.
+fn dense(links: u32) -> (WorldSpec, NavTile) {
+    let w = WorldSpec {
+        columns: 1,
+        rows: 1,
+        quads: 16,
+        links_per_tile: links,
+        ..WorldSpec::default()
+    };
+    let t = w.tiles().remove(0);
+    (w, t)
+}
+
+#[test]
+fn work_matches_a_brute_force_count_on_a_layered_world() {
+    let w = crate::mesh_tests::world();
+    let tiles = w.tiles();
+    let all: Vec<&NavTile> = tiles.iter().collect();
+    let cells = crate::stitch::weight_per_cell(all.iter().copied());
+    let cell = |c: i32, r: i32| cells.get(&(c, r)).copied().unwrap_or(0);
+    let mut linked = 0;
+    for t in &tiles {
+        let work = crate::stitch::landing_work(t, &cell);
+        assert_eq!(work, brute_work(t, &all), "{:?}", t.pos());
+        linked += usize::from(t.link_count() > 0 && work > 0);
+    }
+    assert!(linked > 10, "the world must exercise the count");
+}
+
+#[test]
+fn add_tile_accepts_exactly_up_to_the_budget() {
+    let (mut accepted, mut refused, mut equal) = (0, 0, 0);
+    for links in 250..=262 {
+        let (w, t) = dense(links);
+        assert_eq!((t.ground_poly_count(), weight(&t)), (256, 512));
+        let work = brute_work(&t, &[&t]);
+        assert_eq!(work, 1024 * u64::from(t.link_count()));
+        let mut mesh = TiledNavMesh::new(w.params(4));
+        let before = mesh.snapshot(SnapshotMode::Full);
+        match mesh.add_tile(t.clone()) {
+            Ok(_) => {
+                assert!(work <= budget(&t));
+                accepted += 1;
+                equal += usize::from(work == budget(&t));
+            }
+            Err(e) => {
+                assert_eq!(
+                    e,
+                    MeshError::LandingBudget {
+                        pos: t.pos(),
+                        work,
+                        budget: budget(&t)
+                    }
+                );
+                assert_eq!(mesh.snapshot(SnapshotMode::Full), before);
+                refused += 1;
+            }
+        }
+    }
+    assert!(
+        accepted > 0 && refused > 0 && equal > 0,
+        "{accepted} {refused} {equal}"
+    );
+}
+
+/// Tile A (8 × 8 quads, 400 links, about a ninth of them ending in the next cell east; the
+/// others in its own cell) and, for that cell, a small tile (8 × 8) and a large one (64 × 64)
+/// of the same settings.
+fn neighbours() -> (WorldSpec, NavTile, NavTile, NavTile) {
+    let small = WorldSpec {
+        columns: 2,
+        rows: 1,
+        quads: 8,
+        links_per_tile: 400,
+        ..WorldSpec::default()
+    };
+    let large = WorldSpec {
+        quads: 64,
+        links_per_tile: 0,
+        ..small.clone()
+    };
+    let at = |column| TilePos {
+        column,
+        row: 0,
+        layer: 0,
+    };
+    let a = small.tile(at(0));
+    let b_small = WorldSpec {
+        links_per_tile: 0,
+        ..small.clone()
+    }
+    .tile(at(1));
+    let b_large = large.tile(at(1));
+    (small, a, b_small, b_large)
+}
+
+#[test]
+fn a_neighbour_that_would_push_a_tile_over_budget_is_refused() {
+    let (w, a, b_small, b_large) = neighbours();
+    // A is within budget alone and beside the small tile, over it beside the large one.
+    assert!(brute_work(&a, &[&a]) <= budget(&a));
+    assert!(brute_work(&a, &[&a, &b_small]) <= budget(&a));
+    let over = brute_work(&a, &[&a, &b_large]);
+    assert!(over > budget(&a));
+    let refused = Err(MeshError::LandingBudget {
+        pos: a.pos(),
+        work: over,
+        budget: budget(&a),
+    });
+
+    let mut mesh = TiledNavMesh::new(w.params(4));
+    mesh.add_tile(a.clone()).unwrap();
+    let before = mesh.snapshot(SnapshotMode::Full);
+    assert_eq!(mesh.add_tile(b_large.clone()).map(|_| ()), refused);
+    assert_eq!(mesh.snapshot(SnapshotMode::Full), before);
+
+    mesh.add_tile(b_small).unwrap();
+    let before = mesh.snapshot(SnapshotMode::Full);
+    assert_eq!(mesh.replace_tile(b_large.clone()).map(|_| ()), refused);
+    assert_eq!(mesh.snapshot(SnapshotMode::Full), before);
+
+    // Without A's links the large neighbour is fine; removing never fails.
+    let a_ref = mesh.tile_ref_at(a.pos()).unwrap();
+    mesh.remove_tile(a_ref).unwrap();
+    mesh.replace_tile(b_large).unwrap();
+}
+
+#[test]
+fn restores_and_mesh_files_over_budget_are_rejected_at_the_tile() {
+    // States over budget can only be assembled by the test support, which skips K17.
+    let (w, t) = dense(300);
+    let work = brute_work(&t, &[&t]);
+    let reason = FormatReason::LandingBudget {
+        work,
+        budget: budget(&t),
+    };
+    let over = mesh_with(&w, 3, std::slice::from_ref(&t));
+    let mut lib = TileLibrary::new();
+    lib.add(&t);
+    let check = |e: RestoreError, offset: u64, field: &str| match e {
+        RestoreError::Format(f) => {
+            assert_eq!(
+                (f.offset, f.field.as_str(), &f.reason),
+                (offset, field, &reason)
+            );
+        }
+        other => panic!("{other:?}"),
+    };
+    // Header 76, section count 4, section header 8, slot count 4; slot 0: generation 4, kind 1,
+    // length 4, then the tile; or generation 4, kind 2, then the content id.
+    let full = over.snapshot(SnapshotMode::Full);
+    check(
+        NavMeshSnapshot::restore(&full, &lib).unwrap_err(),
+        101,
+        "slot[0].tile",
+    );
+    let referenced = over.snapshot(SnapshotMode::Referenced);
+    check(
+        NavMeshSnapshot::restore(&referenced, &lib).unwrap_err(),
+        97,
+        "slot[0].content_id",
+    );
+    let mut mesh = TiledNavMesh::new(w.params(3));
+    let before = mesh.snapshot(SnapshotMode::Full);
+    check(mesh.restore(&full, &lib).unwrap_err(), 101, "slot[0].tile");
+    assert_eq!(mesh.snapshot(SnapshotMode::Full), before);
+    // Mesh file: header 76, tile count 4, then tile 0's length 4.
+    check(read_mesh(&write_mesh(&over)).unwrap_err(), 84, "tile[0]");
+}
