@@ -1,6 +1,8 @@
 //! Tests of the landing budget (`spec/navmesh-format.md` K17): the work count against a brute-force
 //! count, the exact boundary, and every operation that can create a state refusing one over budget.
 
+use proptest::prelude::*;
+
 use crate::fuzzing::mesh_with;
 use crate::generator::WorldSpec;
 use crate::ids::TilePos;
@@ -214,4 +216,130 @@ fn restores_and_mesh_files_over_budget_are_rejected_at_the_tile() {
     assert_eq!(mesh.snapshot(SnapshotMode::Full), before);
     // Mesh file: header 76, tile count 4, then tile 0's length 4.
     check(read_mesh(&write_mesh(&over)).unwrap_err(), 84, "tile[0]");
+}
+
+/// Tiles of three densities for the same positions (3 × 3 cells, two layers): plain (6 × 6 quads,
+/// 150 links), large (20 × 20 quads, no links) and small with many links (3 × 3 quads, 300 links).
+/// Small tiles go over budget beside large ones, depending on where their link ends fall.
+fn mixed_tiles() -> (WorldSpec, Vec<Vec<NavTile>>) {
+    let plain = WorldSpec {
+        columns: 3,
+        rows: 3,
+        layers: 2,
+        quads: 6,
+        links_per_tile: 150,
+        ..WorldSpec::default()
+    };
+    let large = WorldSpec {
+        quads: 20,
+        links_per_tile: 0,
+        ..plain.clone()
+    };
+    let small = WorldSpec {
+        quads: 3,
+        links_per_tile: 300,
+        ..plain.clone()
+    };
+    let sets = [&plain, &large, &small].map(|w| w.tiles()).to_vec();
+    (plain, sets)
+}
+
+/// What K17 says of the state holding `tiles` (by ascending slot, the new tile marked): the
+/// error an operation leading there must report, found by brute force.
+fn expected_refusal(tiles: &[(Option<u32>, &NavTile)]) -> Option<MeshError> {
+    let all: Vec<&NavTile> = tiles.iter().map(|&(_, t)| t).collect();
+    let over = |t: &NavTile| {
+        let (work, budget) = (brute_work(t, &all), budget(t));
+        (work > budget).then_some(MeshError::LandingBudget {
+            pos: t.pos(),
+            work,
+            budget,
+        })
+    };
+    // The new tile (slot None) first, then the others by ascending slot.
+    let new = tiles
+        .iter()
+        .find(|(s, _)| s.is_none())
+        .and_then(|&(_, t)| over(t));
+    new.or_else(|| {
+        let mut rest: Vec<_> = tiles.iter().filter_map(|&(s, t)| Some((s?, t))).collect();
+        rest.sort_by_key(|&(s, _)| s);
+        rest.into_iter().find_map(|(_, t)| over(t))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Over random add / replace / remove sequences of tiles of three densities: every operation
+    /// refused for K17 is refused with the error the brute-force count predicts for the state it
+    /// would lead to, leaves the mesh unchanged, and every state reached meets every budget.
+    #[test]
+    fn every_reachable_state_meets_its_budgets(ops in proptest::collection::vec((0usize..3, 0usize..18, 0u8..3), 1..24)) {
+        let (w, sets) = mixed_tiles();
+        let mut mesh = TiledNavMesh::new(w.params(24));
+        for (set, at, kind) in ops {
+            let tile = &sets[set][at];
+            let owned: Vec<(u32, NavTile)> =
+                mesh.tiles().map(|(r, t)| (r.slot().0, t.clone())).collect();
+            let current: Vec<(Option<u32>, &NavTile)> =
+                owned.iter().map(|(s, t)| (Some(*s), t)).collect();
+            let taken = mesh.tile_ref_at(tile.pos());
+            let before = mesh.snapshot(SnapshotMode::Full);
+            let result = match (kind, taken) {
+                (0, None) => {
+                    let mut next = current.clone();
+                    next.push((None, tile));
+                    Some((mesh.add_tile(tile.clone()).map(|_| ()), next))
+                }
+                (1, Some(old)) => {
+                    let mut next: Vec<_> =
+                        current.iter().copied().filter(|&(s, _)| s != Some(old.slot().0)).collect();
+                    next.push((None, tile));
+                    Some((mesh.replace_tile(tile.clone()).map(|_| ()), next))
+                }
+                (2, Some(old)) => {
+                    mesh.remove_tile(old).unwrap();
+                    None
+                }
+                _ => None,
+            };
+            if let Some((result, next)) = result {
+                let expected = expected_refusal(&next);
+                match (&result, &expected) {
+                    (Err(e @ MeshError::LandingBudget { .. }), Some(x)) => {
+                        prop_assert_eq!(e, x);
+                        prop_assert_eq!(mesh.snapshot(SnapshotMode::Full), before);
+                    }
+                    (Ok(()), None) => {}
+                    _ => prop_assert!(false, "{:?} but K17 says {:?}", result, expected),
+                }
+            }
+            let now: Vec<(Option<u32>, &NavTile)> =
+                mesh.tiles().map(|(r, t)| (Some(r.slot().0), t)).collect();
+            prop_assert_eq!(expected_refusal(&now), None);
+        }
+    }
+}
+
+#[test]
+fn the_mixed_tiles_exercise_both_outcomes() {
+    let (w, sets) = mixed_tiles();
+    let mut mesh = TiledNavMesh::new(w.params(24));
+    // Large tiles in column 0 only: small tiles of column 2 have no link end near them.
+    for t in sets[1]
+        .iter()
+        .filter(|t| t.pos().layer == 0 && t.pos().column == 0)
+    {
+        mesh.add_tile(t.clone()).unwrap();
+    }
+    let (mut ok, mut refused) = (0, 0);
+    for t in sets[2].iter().filter(|t| t.pos().layer == 1) {
+        match mesh.add_tile(t.clone()) {
+            Ok(_) => ok += 1,
+            Err(MeshError::LandingBudget { .. }) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(ok > 0 && refused > 0, "{ok} accepted, {refused} refused");
 }
