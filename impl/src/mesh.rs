@@ -7,37 +7,47 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{FingerprintError, MeshError};
-use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TileContentId, TilePos, TileRef};
+use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::EDIT_LEN;
 use crate::limits::MAX_AREA;
 use crate::params::MeshParams;
+#[cfg(test)]
+use crate::snapshot::put_state;
+use crate::snapshot::SlotRecord;
 use crate::stitch::{
     neighbourhood, stitch_tile, tile_landings, CellIndex, Landing, Landings, Link, SlotView,
     TileLinks,
 };
 use crate::tile::NavTile;
 
-/// One slot: its generation, and its tile with the tile's links when occupied.
+/// One slot: its generation, and its tile with the tile's links when occupied, plus what the
+/// snapshot writers copy (`spec/snapshot.md` §4.3), kept in the slot array so writing a snapshot
+/// follows no pointer for it. Everything but `generation` and `occupied` is derived and kept up to
+/// date by [`MeshState::refresh`].
 #[derive(Debug, Clone)]
 pub(crate) struct Slot {
     pub generation: Generation,
-    /// The slot's Referenced snapshot record up to its counts: generation, kind 2 and content id
-    /// (meaningful when occupied). Kept in the slot array so the Referenced writer copies it
-    /// without following pointers.
-    pub record: [u8; 37],
+    /// The slot's Referenced snapshot record (S7, S8, S10–S16), or its first 37 bytes when the
+    /// edits and switches are in `spill`.
+    pub record: SlotRecord,
+    /// The edits and switches as snapshot bytes (S11–S16) when they do not fit in `record`;
+    /// empty otherwise.
+    pub spill: Box<[u8]>,
     /// Bytes the slot's edits and switches take in a snapshot, 7·E + 4·D (0 when free).
     pub extra: u32,
+    /// The tile's as-built bytes (shared with the tile), for the Full writer (S9).
+    pub as_built: Option<Arc<[u8]>>,
     pub occupied: Option<Box<Occupied>>,
 }
 
 impl Slot {
     fn free(generation: Generation) -> Self {
-        let mut record = [0; 37];
-        record[..4].copy_from_slice(&generation.get().to_le_bytes());
         Self {
             generation,
-            record,
+            record: SlotRecord::new(generation, None).0,
+            spill: Box::default(),
             extra: 0,
+            as_built: None,
             occupied: None,
         }
     }
@@ -112,23 +122,21 @@ impl MeshState {
         }
     }
 
-    /// Brings slot `i`'s cached id and extra, and the totals, up to date after any change to it.
+    /// Brings slot `i`'s cached record, spill, extra and as-built bytes, and the totals, up to
+    /// date after any change to it: to its generation, occupancy, tile, edits or switches. Every
+    /// operation that changes one of these calls it. O(1 + E + D) for the slot's E edits and D
+    /// switches.
     pub fn refresh(&mut self, i: usize) {
         let s = &mut self.slots[i];
-        let (id, extra) = match &s.occupied {
-            Some(o) => {
-                let t = &o.tile;
-                (
-                    t.content_id(),
-                    (EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()) as u32,
-                )
-            }
-            None => (TileContentId([0; 32]), 0),
-        };
+        let tile = s.occupied.as_ref().map(|o| &o.tile);
+        let extra = tile.map_or(0, |t| {
+            (EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()) as u32
+        });
+        let (record, spill) = SlotRecord::new(s.generation, tile);
+        s.as_built = tile.map(|t| Arc::clone(&t.data().bytes));
         self.extra_bytes = self.extra_bytes - s.extra as usize + extra as usize;
-        s.record[..4].copy_from_slice(&s.generation.get().to_le_bytes());
-        s.record[4] = if s.occupied.is_some() { 2 } else { 0 };
-        s.record[5..].copy_from_slice(&id.0);
+        s.record = record;
+        s.spill = spill;
         s.extra = extra;
     }
 
@@ -155,7 +163,26 @@ impl MeshState {
             copy.slots.iter().map(|s| s.extra as usize).sum::<usize>()
         );
         for (a, b) in self.slots.iter().zip(&copy.slots) {
-            assert_eq!((a.record, a.extra), (b.record, b.extra));
+            assert_eq!((a.record, &a.spill, a.extra), (b.record, &b.spill, b.extra));
+            assert_eq!(a.as_built, b.as_built);
+        }
+        // The cached records are the slots' Referenced records exactly as `put_state` writes
+        // them (S7, S8, S10–S16), whether the edits and switches sit in the record or spill.
+        for s in &self.slots {
+            let mut want = s.generation.get().to_le_bytes().to_vec();
+            match &s.occupied {
+                None => want.push(0),
+                Some(o) => {
+                    want.push(2);
+                    want.extend_from_slice(&o.tile.content_id().0);
+                    put_state(&o.tile, &mut |b: &[u8]| want.extend_from_slice(b));
+                    assert_eq!(want.len(), 45 + s.extra as usize);
+                }
+            }
+            let mut got = s.record.as_bytes().to_vec();
+            got.extend_from_slice(&s.spill);
+            assert_eq!(got, want);
+            assert_eq!(s.record.spilled(), !s.spill.is_empty());
         }
         for (i, s) in self.slots.iter().enumerate() {
             if let Some(o) = &s.occupied {

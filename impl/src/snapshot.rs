@@ -96,8 +96,10 @@ impl TiledNavMesh {
     }
 }
 
-/// Appends a slot's edit count, edits, switch count and switches (`spec/snapshot.md` S11–S13).
-fn put_state(t: &NavTile, put: &mut impl FnMut(&[u8])) {
+/// Appends a slot's edit count, edits, switch count and switches (`spec/snapshot.md` S11–S16).
+/// The writers copy these bytes from the slot's [`SlotRecord`] or spill, which
+/// [`MeshState::refresh`] makes with this function.
+pub(crate) fn put_state(t: &NavTile, put: &mut impl FnMut(&[u8])) {
     put(&(t.edited_polys().len() as u32).to_le_bytes());
     for p in t.edited_polys() {
         let pi = PolyIndex(p);
@@ -110,50 +112,125 @@ fn put_state(t: &NavTile, put: &mut impl FnMut(&[u8])) {
     }
 }
 
-/// Referenced output is small and made of fixed-size records: it is written in place into a
-/// zeroed buffer from the records cached in the slot array, following a pointer only for a
-/// slot with edits or switches.
-fn write_referenced(slots: &[Slot], head: [u8; 92], len: usize) -> Vec<u8> {
-    let mut buf = vec![0u8; len];
-    buf[..92].copy_from_slice(&head);
-    let mut at = 92;
-    for s in slots {
-        let Some(o) = &s.occupied else {
-            // Kind 0 (free) is already zero.
-            buf[at..at + 4].copy_from_slice(&s.record[..4]);
-            at += MIN_SLOT_LEN;
-            continue;
+/// Size of a [`SlotRecord`]: one cache line.
+pub(crate) const RECORD_LEN: usize = 64;
+/// Longest record a [`SlotRecord`] holds; its last byte is the record's length.
+const RECORD_CAP: usize = RECORD_LEN - 1;
+/// Length of an occupied slot's Referenced record up to its counts: generation, kind 2 and
+/// content id (S7, S8, S10).
+const REFERENCED_HEAD: usize = 37;
+
+/// A slot's Referenced snapshot record (`spec/snapshot.md` §4.3), cached in the slot array so the
+/// writers copy bytes instead of walking the tile's edits:
+/// - free slot: generation and kind 0 (S7, S8), 5 bytes;
+/// - occupied slot: generation, kind 2 and content id (S10), then the edit count, edits, switch
+///   count and switches (S11–S16) when the whole record fits in 63 bytes (edits and switches of
+///   at most 18 bytes: say one edit and one switch, or two edits); otherwise only the first 37
+///   bytes, and the rest is in the slot's spill ("spilled").
+///
+/// The last byte is the record's length; the bytes between are zero. It is a whole cache line,
+/// aligned, so the Referenced writer reads one line per slot and copies it with a fixed-size
+/// move (see [`write_referenced`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(align(64))]
+pub(crate) struct SlotRecord([u8; RECORD_LEN]);
+
+impl SlotRecord {
+    /// The record of a slot of `generation` holding `tile` (free when `None`), and its spill
+    /// (empty unless the edits and switches do not fit).
+    pub(crate) fn new(generation: Generation, tile: Option<&NavTile>) -> (Self, Box<[u8]>) {
+        let mut r = [0u8; RECORD_LEN];
+        r[..4].copy_from_slice(&generation.get().to_le_bytes());
+        let Some(t) = tile else {
+            r[4] = KIND_FREE;
+            r[RECORD_CAP] = MIN_SLOT_LEN as u8;
+            return (Self(r), Box::default());
         };
-        buf[at..at + 37].copy_from_slice(&s.record);
-        at += 37;
-        if s.extra == 0 {
-            // Both counts are zero, already in place.
-            at += 8;
-            continue;
+        r[4] = KIND_REFERENCED;
+        r[5..REFERENCED_HEAD].copy_from_slice(&t.content_id().0);
+        let state = 8 + EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len();
+        if REFERENCED_HEAD + state <= RECORD_CAP {
+            let mut at = REFERENCED_HEAD;
+            put_state(t, &mut |b: &[u8]| {
+                r[at..at + b.len()].copy_from_slice(b);
+                at += b.len();
+            });
+            r[RECORD_CAP] = at as u8;
+            (Self(r), Box::default())
+        } else {
+            let mut spill = Vec::with_capacity(state);
+            put_state(t, &mut |b: &[u8]| spill.extend_from_slice(b));
+            r[RECORD_CAP] = REFERENCED_HEAD as u8;
+            (Self(r), spill.into_boxed_slice())
         }
-        put_state(&o.tile, &mut |b: &[u8]| {
-            buf[at..at + b.len()].copy_from_slice(b);
-            at += b.len();
-        });
+    }
+
+    /// The record's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.0[RECORD_CAP])
+    }
+
+    /// The record (without the spill).
+    #[cfg(test)]
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0[..self.len()]
+    }
+
+    /// True when the slot's edits and switches are in its spill, not here. Only a spilled
+    /// record is 37 bytes long: a free one is 5, a whole occupied one at least 45.
+    pub(crate) fn spilled(&self) -> bool {
+        self.len() == REFERENCED_HEAD
+    }
+}
+
+/// Referenced output is small and made of the records cached in the slot array. Each is copied
+/// with a fixed-size move, 48 bytes (free and unedited records: 5 and 45 bytes) or the whole
+/// 64-byte line, and the vector is cut back to the record's length: no call and no zeroing (the
+/// buffer is reserved with one line of slack). Only a spilled slot (more than 18 bytes of edits
+/// and switches) follows a pointer.
+fn write_referenced(slots: &[Slot], head: [u8; 92], len: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(len + RECORD_LEN);
+    buf.extend_from_slice(&head);
+    for s in slots {
+        let n = s.record.len();
+        let end = buf.len() + n;
+        if n <= 48 {
+            buf.extend_from_slice(&s.record.0[..48]);
+        } else {
+            buf.extend_from_slice(&s.record.0);
+        }
+        buf.truncate(end);
+        if s.record.spilled() {
+            buf.extend_from_slice(&s.spill);
+        }
     }
     buf
 }
 
-/// Full output is mostly tile bytes: appended to an exactly reserved buffer, never zeroed first.
+/// Full output is mostly tile bytes, taken from the slot array's own handle on them (no pointer
+/// chase through the tile), appended to an exactly reserved buffer (plus the slack of the
+/// fixed-size state copy), never zeroed first. The edits and switches are copied from the cached
+/// record as in [`write_referenced`].
 fn write_full(slots: &[Slot], head: [u8; 92], len: usize) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(len);
+    let mut buf = Vec::with_capacity(len + RECORD_LEN);
     buf.extend_from_slice(&head);
     for s in slots {
-        let g = s.generation.get().to_le_bytes();
-        let Some(o) = &s.occupied else {
-            buf.extend_from_slice(&[g[0], g[1], g[2], g[3], KIND_FREE]);
+        let r = &s.record.0;
+        let Some(b) = &s.as_built else {
+            // Generation and kind 0, as in the Referenced record.
+            buf.extend_from_slice(&r[..MIN_SLOT_LEN]);
             continue;
         };
-        let b = o.tile.as_built_bytes();
         let n = (b.len() as u32).to_le_bytes();
-        buf.extend_from_slice(&[g[0], g[1], g[2], g[3], KIND_INLINE, n[0], n[1], n[2], n[3]]);
+        buf.extend_from_slice(&[r[0], r[1], r[2], r[3], KIND_INLINE, n[0], n[1], n[2], n[3]]);
         buf.extend_from_slice(b);
-        put_state(&o.tile, &mut |x: &[u8]| buf.extend_from_slice(x));
+        if s.record.spilled() {
+            buf.extend_from_slice(&s.spill);
+        } else {
+            let end = buf.len() + s.record.len() - REFERENCED_HEAD;
+            buf.extend_from_slice(&r[REFERENCED_HEAD..RECORD_CAP]);
+            buf.truncate(end);
+        }
     }
     buf
 }
@@ -601,6 +678,43 @@ pub(crate) mod tests_support {
                 disabled,
             });
         }
+        out
+    }
+
+    /// `m`'s snapshot written the slow way, straight from the tiles with [`put_state`] and no
+    /// cached record: the oracle the cached writers are compared with.
+    pub fn reference(m: &TiledNavMesh, mode: SnapshotMode) -> Vec<u8> {
+        let slots = &m.state.slots;
+        let mut body = (slots.len() as u32).to_le_bytes().to_vec();
+        for s in slots {
+            body.extend_from_slice(&s.generation.get().to_le_bytes());
+            let Some(o) = &s.occupied else {
+                body.push(KIND_FREE);
+                continue;
+            };
+            match mode {
+                SnapshotMode::Full => {
+                    let b = o.tile.as_built_bytes();
+                    body.push(KIND_INLINE);
+                    body.extend_from_slice(&(b.len() as u32).to_le_bytes());
+                    body.extend_from_slice(b);
+                }
+                SnapshotMode::Referenced => {
+                    body.push(KIND_REFERENCED);
+                    body.extend_from_slice(&o.tile.content_id().0);
+                }
+            }
+            put_state(&o.tile, &mut |b: &[u8]| body.extend_from_slice(b));
+        }
+        let mut out = SNAPSHOT_MAGIC.to_vec();
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&m.params().to_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes());
+        out.extend_from_slice(&SECTION_SLOTS.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        out.extend_from_slice(&body);
         out
     }
 

@@ -47,6 +47,96 @@ pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     (m, lib)
 }
 
+/// Both writers agree with the slow writer that walks the tiles, and the cached records hold.
+fn check_writers(m: &TiledNavMesh) {
+    for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+        assert_eq!(
+            m.snapshot(mode),
+            crate::snapshot::tests_support::reference(m, mode),
+            "{mode:?}"
+        );
+    }
+    m.state.assert_derived();
+}
+
+/// A slot's cached record holds its edits and switches while the record fits in 63 bytes
+/// (7·E + 4·D ≤ 18) and spills them beyond; every operation that changes them keeps the record,
+/// the spill and the writers' output exact across that boundary, both ways, and through restores.
+#[test]
+fn cached_records_follow_edits_and_switches_across_the_spill_boundary() {
+    let w = WorldSpec {
+        columns: 2,
+        rows: 1,
+        quads: 3,
+        links_per_tile: 4,
+        ..WorldSpec::default()
+    };
+    let tiles = w.tiles();
+    let lib = TileLibrary::from_tiles(&tiles);
+    let mut m = TiledNavMesh::new(w.params(3));
+    let r = m.add_tile(tiles[0].clone()).unwrap();
+    m.add_tile(tiles[1].clone()).unwrap();
+    let slot = r.slot().0 as usize;
+    let len = |m: &TiledNavMesh| {
+        let s = &m.state.slots[slot];
+        (s.record.len(), s.record.spilled(), s.spill.len())
+    };
+    check_writers(&m);
+    assert_eq!(len(&m), (45, false, 0));
+    let area = |m: &TiledNavMesh, p: u32| m.poly_area(r.poly(PolyIndex(p))).unwrap();
+    let a0 = area(&m, 0);
+    let a1 = area(&m, 1);
+    let a2 = area(&m, 2);
+    let other = |a: u8| (a + 1) % 64;
+    m.set_poly_area(r.poly(PolyIndex(0)), other(a0)).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (52, false, 0));
+    m.set_off_mesh_link_enabled(r, 0, false).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (56, false, 0));
+    m.set_poly_flags(r.poly(PolyIndex(1)), 0xbeef).unwrap();
+    check_writers(&m);
+    // Two edits and one switch: 18 bytes, the record is full.
+    assert_eq!(len(&m), (63, false, 0));
+    let full = m.snapshot(SnapshotMode::Referenced);
+    m.set_off_mesh_link_enabled(r, 3, false).unwrap();
+    check_writers(&m);
+    // 22 bytes: spilled, with both counts.
+    assert_eq!(len(&m), (37, true, 30));
+    m.set_poly_area(r.poly(PolyIndex(2)), other(a2)).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (37, true, 37));
+    let spilled = m.snapshot(SnapshotMode::Full);
+    // Undoing an edit (values equal to the as-built ones are no edit) and a switch: back under.
+    m.set_poly_area(r.poly(PolyIndex(2)), a2).unwrap();
+    m.set_poly_area(r.poly(PolyIndex(1)), a1).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (37, true, 30));
+    m.set_off_mesh_link_enabled(r, 3, true).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (63, false, 0));
+    // In-place restores across the boundary (the rollback path keeps the slots) and back.
+    m.restore(&spilled, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (37, true, 37));
+    assert_eq!(m.snapshot(SnapshotMode::Full), spilled);
+    m.restore(&full, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (63, false, 0));
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), full);
+    let fresh = NavMeshSnapshot::restore(&spilled, &lib).unwrap();
+    check_writers(&fresh);
+    // Replacing and removing drop the edits and switches; the generation moves on.
+    m.restore(&spilled, &lib).unwrap();
+    let r2 = m.replace_tile(tiles[0].clone()).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (45, false, 0));
+    m.set_poly_area(r2.poly(PolyIndex(0)), other(a0)).unwrap();
+    m.remove_tile(r2).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), (5, false, 0));
+}
+
 /// Everything observable of a mesh's state: its Full snapshot, its links, and its parameters.
 fn observe(m: &TiledNavMesh) -> (Vec<u8>, Vec<Option<crate::TileLinks>>) {
     (m.snapshot(SnapshotMode::Full), m.all_links())
@@ -553,6 +643,9 @@ proptest! {
             }
             prop_assert_eq!(a.snapshot(SnapshotMode::Full), b.snapshot(SnapshotMode::Full));
             prop_assert_eq!(a.all_links(), b.all_links());
+            for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+                prop_assert_eq!(a.snapshot(mode), crate::snapshot::tests_support::reference(&a, mode));
+            }
         }
         prop_assert_eq!(a.all_links(), a.stitch_from_scratch());
         a.state.assert_derived();
