@@ -161,6 +161,13 @@ fn cached_records_across_chunks() {
         m.set_off_mesh_link_enabled(refs[i], 0, false).unwrap();
     }
     check_writers(&m);
+    // Rollbacks (same generations and contents) from edited to plain slots and back.
+    let edits_only = m.snapshot(SnapshotMode::Referenced);
+    m.restore(&before, &lib).unwrap();
+    check_writers(&m);
+    m.restore(&edits_only, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), edits_only);
     m.remove_tile(refs[63]).unwrap();
     m.remove_tile(refs[5]).unwrap();
     check_writers(&m);
@@ -178,6 +185,13 @@ fn cached_records_across_chunks() {
     assert_eq!(m.snapshot(SnapshotMode::Full), edited);
     let fresh = NavMeshSnapshot::restore(&edited, &lib).unwrap();
     check_writers(&fresh);
+    // A library of separately parsed tiles: the same contents in other allocations, which the
+    // slots must then hold, also on the rollback path (same generations and contents).
+    let other = TileLibrary::from_tiles(&w.tiles());
+    m.restore(&before, &lib).unwrap();
+    m.restore(&before, &other).unwrap();
+    check_writers(&m);
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), before);
 }
 
 /// Everything observable of a mesh's state: its Full snapshot, its links, and its parameters.
