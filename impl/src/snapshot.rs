@@ -234,6 +234,11 @@ fn write_full(slots: &[Slot], chunks: &[Chunk], head: [u8; 92], len: usize) -> V
             let n = (b.len() as u32).to_le_bytes();
             buf.extend_from_slice(&[g[0], g[1], g[2], g[3], KIND_INLINE, n[0], n[1], n[2], n[3]]);
             buf.extend_from_slice(b);
+            if s.extra == 0 {
+                // No edits or switches: both counts are zero.
+                buf.extend_from_slice(&[0; 8]);
+                continue;
+            }
             let at = chunk.starts[k] as usize + REFERENCED_HEAD;
             let end = chunk.starts[k + 1] as usize;
             match chunk.bytes.get(at..at + STATE_COPY) {
