@@ -7,39 +7,46 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{FingerprintError, MeshError};
-use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TileContentId, TilePos, TileRef};
+use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::EDIT_LEN;
 use crate::limits::MAX_AREA;
 use crate::params::MeshParams;
+#[cfg(test)]
+use crate::snapshot::put_state;
+use crate::snapshot::Chunk;
 use crate::stitch::{
     first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellIndex,
     Landing, Landings, Link, SlotView, TileLinks,
 };
 use crate::tile::NavTile;
 
-/// One slot: its generation, and its tile with the tile's links when occupied.
+/// One slot: its generation, and its tile with the tile's links when occupied, plus what the
+/// Full snapshot writer needs besides the cached records (`spec/snapshot.md` §4.3), kept in the
+/// slot array so it follows no pointer for it. `extra` and `as_built` are derived and kept up
+/// to date by [`MeshState::refresh`].
 #[derive(Debug, Clone)]
 pub(crate) struct Slot {
     pub generation: Generation,
-    /// The slot's Referenced snapshot record up to its counts: generation, kind 2 and content id
-    /// (meaningful when occupied). Kept in the slot array so the Referenced writer copies it
-    /// without following pointers.
-    pub record: [u8; 37],
     /// Bytes the slot's edits and switches take in a snapshot, 7·E + 4·D (0 when free).
     pub extra: u32,
+    /// The tile's as-built bytes (shared with the tile), for the Full writer (S9).
+    pub as_built: Option<Arc<[u8]>>,
     pub occupied: Option<Box<Occupied>>,
 }
 
 impl Slot {
     fn free(generation: Generation) -> Self {
-        let mut record = [0; 37];
-        record[..4].copy_from_slice(&generation.get().to_le_bytes());
         Self {
             generation,
-            record,
             extra: 0,
+            as_built: None,
             occupied: None,
         }
+    }
+
+    /// The slot's tile, if occupied.
+    pub fn tile(&self) -> Option<&NavTile> {
+        self.occupied.as_ref().map(|o| &o.tile)
     }
 }
 
@@ -64,7 +71,16 @@ pub(crate) struct MeshState {
     pub tile_bytes: usize,
     /// Sum of the slots' `extra` (derived; sizes snapshots exactly).
     pub extra_bytes: usize,
+    /// The Referenced snapshot's slot records (`spec/snapshot.md` §4.3) in slot order, cut into
+    /// chunks of [`CHUNK_SLOTS`] slots: chunk c holds the records of slots 32c .. 32c + 31 end to
+    /// end (derived). Both writers copy from them.
+    pub chunks: Vec<Chunk>,
 }
+
+/// Slots per [`Chunk`]: a Referenced write copies one chunk per 32 slots (~1.5 KB unedited), and
+/// a change to a record whose length changes moves at most the rest of its chunk. (Measured
+/// against 16, 64 and 128: writes within noise of each other, edits cheapest from 32 down.)
+pub(crate) const CHUNK_SLOTS: usize = 32;
 
 impl SlotView for MeshState {
     fn occupant(&self, slot: SlotIndex) -> Option<(Generation, &NavTile)> {
@@ -85,13 +101,16 @@ impl SlotView for MeshState {
 impl MeshState {
     /// `count` free slots of generation 1.
     pub fn empty(count: u32) -> Self {
-        Self {
+        let mut state = Self {
             slots: vec![Slot::free(Generation::FIRST); count as usize],
             free: (0..count).collect(),
             cells: CellIndex::new(),
             tile_bytes: 0,
             extra_bytes: 0,
-        }
+            chunks: Vec::new(),
+        };
+        state.rebuild_chunks();
+        state
     }
 
     /// Length of this state's Full snapshot section body in bytes (O(1) from the counters).
@@ -112,24 +131,34 @@ impl MeshState {
         }
     }
 
-    /// Brings slot `i`'s cached id and extra, and the totals, up to date after any change to it.
+    /// Brings slot `i`'s extra, as-built bytes and cached record, and the totals, up to date
+    /// after any change to it: to its generation, occupancy, tile, edits or switches. Every
+    /// operation that changes one of these calls it. O(E + D) for the slot's E edits and D
+    /// switches, plus moving the rest of its chunk when its record's length changes.
     pub fn refresh(&mut self, i: usize) {
+        self.refresh_slot(i);
+        self.chunks[i / CHUNK_SLOTS].update(i % CHUNK_SLOTS, &self.slots[i]);
+    }
+
+    /// [`MeshState::refresh`] without the record, for callers that refresh many slots and then
+    /// write the chunks once.
+    fn refresh_slot(&mut self, i: usize) {
         let s = &mut self.slots[i];
-        let (id, extra) = match &s.occupied {
-            Some(o) => {
-                let t = &o.tile;
-                (
-                    t.content_id(),
-                    (EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()) as u32,
-                )
-            }
-            None => (TileContentId([0; 32]), 0),
-        };
+        let tile = s.occupied.as_ref().map(|o| &o.tile);
+        let extra = tile.map_or(0, |t| {
+            (EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()) as u32
+        });
+        match (tile, &s.as_built) {
+            (Some(t), Some(b)) if Arc::ptr_eq(&t.data().bytes, b) => {}
+            _ => s.as_built = tile.map(|t| Arc::clone(&t.data().bytes)),
+        }
         self.extra_bytes = self.extra_bytes - s.extra as usize + extra as usize;
-        s.record[..4].copy_from_slice(&s.generation.get().to_le_bytes());
-        s.record[4] = if s.occupied.is_some() { 2 } else { 0 };
-        s.record[5..].copy_from_slice(&id.0);
         s.extra = extra;
+    }
+
+    /// Writes every chunk from the slots.
+    fn rebuild_chunks(&mut self) {
+        self.chunks = self.slots.chunks(CHUNK_SLOTS).map(Chunk::of).collect();
     }
 
     /// Checks every derived field against a recomputation (tests only).
@@ -155,7 +184,30 @@ impl MeshState {
             copy.slots.iter().map(|s| s.extra as usize).sum::<usize>()
         );
         for (a, b) in self.slots.iter().zip(&copy.slots) {
-            assert_eq!((a.record, a.extra), (b.record, b.extra));
+            assert_eq!(a.extra, b.extra);
+            // The very bytes the tile holds, not an equal copy that keeps another alive.
+            match (&a.as_built, &b.as_built) {
+                (None, None) => {}
+                (Some(x), Some(y)) => assert!(Arc::ptr_eq(x, y)),
+                _ => panic!("as_built occupancy"),
+            }
+        }
+        copy.rebuild_chunks();
+        assert_eq!(self.chunks, copy.chunks);
+        // The cached records are the slots' Referenced records exactly as `put_state` writes
+        // their edits and switches (S7, S8, S10–S16).
+        for (i, s) in self.slots.iter().enumerate() {
+            let mut want = s.generation.get().to_le_bytes().to_vec();
+            match &s.occupied {
+                None => want.push(0),
+                Some(o) => {
+                    want.push(2);
+                    want.extend_from_slice(&o.tile.content_id().0);
+                    put_state(&o.tile, &mut |b: &[u8]| want.extend_from_slice(b));
+                    assert_eq!(want.len(), 45 + s.extra as usize);
+                }
+            }
+            assert_eq!(self.chunks[i / CHUNK_SLOTS].record(i % CHUNK_SLOTS), want);
         }
         for (i, s) in self.slots.iter().enumerate() {
             if let Some(o) = &s.occupied {
@@ -183,6 +235,7 @@ impl MeshState {
             cells: CellIndex::new(),
             tile_bytes: 0,
             extra_bytes: 0,
+            chunks: Vec::new(),
         };
         let mut free = Vec::new();
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
@@ -202,8 +255,9 @@ impl MeshState {
                 free.push(i as u32);
             }
             state.slots.push(slot);
-            state.refresh(i);
+            state.refresh_slot(i);
         }
+        state.rebuild_chunks();
         // Built from an ascending sequence in one pass.
         state.free = free.into_iter().collect();
         let dirty = match reuse {
@@ -245,11 +299,20 @@ impl MeshState {
         if !unchanged {
             return Self::from_slots(slots, Some(&old));
         }
+        // With the generation and contents unchanged, a slot without edits or switches before
+        // and after keeps its record, extra and as-built bytes (when the contents are the same
+        // allocation): most slots of a rollback. Only the others are refreshed.
+        let plain = |t: &NavTile| t.edited_polys().len() == 0 && t.disabled_links().len() == 0;
         for (i, (_, tile)) in slots.into_iter().enumerate() {
-            if let (Some(o), Some(t)) = (old.slots[i].occupied.as_mut(), tile) {
-                o.tile = t;
+            let (Some(o), Some(t)) = (old.slots[i].occupied.as_mut(), tile) else {
+                // Free before and after, same generation: nothing derived changes.
+                continue;
+            };
+            let keep = plain(&o.tile) && plain(&t) && o.tile.shares_contents(&t);
+            o.tile = t;
+            if !keep {
+                old.refresh(i);
             }
-            old.refresh(i);
         }
         old
     }

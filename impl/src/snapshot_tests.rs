@@ -47,6 +47,153 @@ pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     (m, lib)
 }
 
+/// Both writers agree with the slow writer that walks the tiles, and the cached records hold.
+fn check_writers(m: &TiledNavMesh) {
+    for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+        assert_eq!(
+            m.snapshot(mode),
+            crate::snapshot::tests_support::reference(m, mode),
+            "{mode:?}"
+        );
+    }
+    m.state.assert_derived();
+}
+
+/// A slot's cached Referenced record follows every operation that changes its edits and
+/// switches, growing, shrinking (moving the rest of its chunk) and through restores; both writers
+/// stay exact.
+#[test]
+fn cached_records_follow_edits_and_switches() {
+    let w = WorldSpec {
+        columns: 2,
+        rows: 1,
+        quads: 3,
+        links_per_tile: 4,
+        ..WorldSpec::default()
+    };
+    let tiles = w.tiles();
+    let lib = TileLibrary::from_tiles(&tiles);
+    let mut m = TiledNavMesh::new(w.params(3));
+    let r = m.add_tile(tiles[0].clone()).unwrap();
+    m.add_tile(tiles[1].clone()).unwrap();
+    let slot = r.slot().0 as usize;
+    let len = |m: &TiledNavMesh| {
+        m.state.chunks[slot / crate::mesh::CHUNK_SLOTS]
+            .record(slot % crate::mesh::CHUNK_SLOTS)
+            .len()
+    };
+    check_writers(&m);
+    assert_eq!(len(&m), 45);
+    let area = |m: &TiledNavMesh, p: u32| m.poly_area(r.poly(PolyIndex(p))).unwrap();
+    let a0 = area(&m, 0);
+    let a1 = area(&m, 1);
+    let a2 = area(&m, 2);
+    let other = |a: u8| (a + 1) % 64;
+    m.set_poly_area(r.poly(PolyIndex(0)), other(a0)).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 52);
+    m.set_off_mesh_link_enabled(r, 0, false).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 56);
+    m.set_poly_flags(r.poly(PolyIndex(1)), 0xbeef).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 63);
+    let full = m.snapshot(SnapshotMode::Referenced);
+    m.set_off_mesh_link_enabled(r, 3, false).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 67);
+    m.set_poly_area(r.poly(PolyIndex(2)), other(a2)).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 74);
+    let spilled = m.snapshot(SnapshotMode::Full);
+    // Undoing an edit (values equal to the as-built ones are no edit) and a switch.
+    m.set_poly_area(r.poly(PolyIndex(2)), a2).unwrap();
+    m.set_poly_area(r.poly(PolyIndex(1)), a1).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 67);
+    m.set_off_mesh_link_enabled(r, 3, true).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 63);
+    // In-place restores (the rollback path keeps the slots) both ways, and a new mesh.
+    m.restore(&spilled, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 74);
+    assert_eq!(m.snapshot(SnapshotMode::Full), spilled);
+    m.restore(&full, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 63);
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), full);
+    let fresh = NavMeshSnapshot::restore(&spilled, &lib).unwrap();
+    check_writers(&fresh);
+    // Replacing and removing drop the edits and switches; the generation moves on.
+    m.restore(&spilled, &lib).unwrap();
+    let r2 = m.replace_tile(tiles[0].clone()).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 45);
+    m.set_poly_area(r2.poly(PolyIndex(0)), other(a0)).unwrap();
+    m.remove_tile(r2).unwrap();
+    check_writers(&m);
+    assert_eq!(len(&m), 5);
+}
+
+/// Chunk boundaries: a mesh of 140 slots (chunks of 64, 64 and 12) with tiles, holes and edits in
+/// every chunk, records growing and shrinking at chunk ends, and restores of it.
+#[test]
+fn cached_records_across_chunks() {
+    let w = WorldSpec {
+        columns: 10,
+        rows: 7,
+        links_per_tile: 1,
+        ..WorldSpec::default()
+    };
+    let tiles = w.tiles();
+    let lib = TileLibrary::from_tiles(&tiles);
+    let mut m = TiledNavMesh::new(w.params(140));
+    let refs: Vec<_> = tiles
+        .iter()
+        .map(|t| m.add_tile(t.clone()).unwrap())
+        .collect();
+    check_writers(&m);
+    let before = m.snapshot(SnapshotMode::Referenced);
+    for i in [0, 62, 63, 64, 65, 69] {
+        m.set_poly_flags(refs[i].poly(PolyIndex(0)), 0x5a5a)
+            .unwrap();
+        m.set_off_mesh_link_enabled(refs[i], 0, false).unwrap();
+    }
+    check_writers(&m);
+    // Rollbacks (same generations and contents) from edited to plain slots and back.
+    let edits_only = m.snapshot(SnapshotMode::Referenced);
+    m.restore(&before, &lib).unwrap();
+    check_writers(&m);
+    m.restore(&edits_only, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), edits_only);
+    m.remove_tile(refs[63]).unwrap();
+    m.remove_tile(refs[5]).unwrap();
+    check_writers(&m);
+    // The lowest free slot first: tile 63 lands in slot 5, tile 5 in slot 63.
+    assert_eq!(m.add_tile(tiles[63].clone()).unwrap().slot().0, 5);
+    assert_eq!(m.add_tile(tiles[5].clone()).unwrap().slot().0, 63);
+    m.replace_tile(tiles[64].clone()).unwrap();
+    check_writers(&m);
+    let edited = m.snapshot(SnapshotMode::Full);
+    m.restore(&before, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), before);
+    m.restore(&edited, &lib).unwrap();
+    check_writers(&m);
+    assert_eq!(m.snapshot(SnapshotMode::Full), edited);
+    let fresh = NavMeshSnapshot::restore(&edited, &lib).unwrap();
+    check_writers(&fresh);
+    // A library of separately parsed tiles: the same contents in other allocations, which the
+    // slots must then hold, also on the rollback path (same generations and contents).
+    let other = TileLibrary::from_tiles(&w.tiles());
+    m.restore(&before, &lib).unwrap();
+    m.restore(&before, &other).unwrap();
+    check_writers(&m);
+    assert_eq!(m.snapshot(SnapshotMode::Referenced), before);
+}
+
 /// Everything observable of a mesh's state: its Full snapshot, its links, and its parameters.
 fn observe(m: &TiledNavMesh) -> (Vec<u8>, Vec<Option<crate::TileLinks>>) {
     (m.snapshot(SnapshotMode::Full), m.all_links())
@@ -553,6 +700,9 @@ proptest! {
             }
             prop_assert_eq!(a.snapshot(SnapshotMode::Full), b.snapshot(SnapshotMode::Full));
             prop_assert_eq!(a.all_links(), b.all_links());
+            for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+                prop_assert_eq!(a.snapshot(mode), crate::snapshot::tests_support::reference(&a, mode));
+            }
         }
         prop_assert_eq!(a.all_links(), a.stitch_from_scratch());
         a.state.assert_derived();
