@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use sha2::{Digest, Sha256};
 
 use crate::generator::WorldSpec;
-use crate::ids::{PolyIndex, PolyRef, SlotIndex, TileRef};
+use crate::ids::{PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::MAX_GENERATION;
 use crate::stitch::TileLinks;
 use crate::tile::{NavTile, RawTile};
@@ -1110,6 +1110,50 @@ pub fn seed_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     // Mesh files.
     out.push(("read_mesh", "busy.onms".into(), write_mesh(&fx.busy)));
     out.push(("read_mesh", "empty.onms".into(), write_mesh(&empty)));
+    // A state over its landing budget (format K17), small: in one cell, a one-quad tile whose 8
+    // links end in the cell, and on the layer above a tile of 18 × 18 quads (648 or more detail
+    // triangles), so each link's end walks more than its budget share of 512. Valid in every
+    // other respect: restores reach stage E (snapshot S30), mesh-file reads the final check (M13).
+    let cell = WorldSpec {
+        columns: 1,
+        rows: 1,
+        layers: 2,
+        vary_density: false,
+        hole_chance: 0,
+        ..fx.world.clone()
+    };
+    let at = |layer| TilePos {
+        column: 0,
+        row: 0,
+        layer,
+    };
+    let dense = [
+        WorldSpec {
+            quads: 1,
+            links_per_tile: 8,
+            ..cell.clone()
+        }
+        .tile(at(0)),
+        WorldSpec {
+            quads: 18,
+            links_per_tile: 0,
+            ..cell
+        }
+        .tile(at(1)),
+    ];
+    let over = mesh_with(&fx.world, 16, &dense);
+    for target in ["restore_new", "restore_in_place"] {
+        out.push((
+            target,
+            "over_landing_budget.onps".into(),
+            over.snapshot(SnapshotMode::Full),
+        ));
+    }
+    out.push((
+        "read_mesh",
+        "over_landing_budget.onms".into(),
+        write_mesh(&over),
+    ));
     // Decision streams for the structure-aware targets (any bytes are valid input).
     for (name, b) in [
         ("base_full", vec![0u8, 0]),
