@@ -8,12 +8,11 @@ use rayon::prelude::*;
 
 use crate::error::{FingerprintError, MeshError};
 use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
-use crate::limits::EDIT_LEN;
 use crate::limits::MAX_AREA;
 use crate::params::MeshParams;
 #[cfg(test)]
 use crate::snapshot::put_state;
-use crate::snapshot::Chunk;
+use crate::snapshot::{full_extra, state_len, Chunk};
 use crate::stitch::{
     first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellIndex,
     Landing, Landings, Link, SlotView, TileLinks,
@@ -145,9 +144,7 @@ impl MeshState {
     fn refresh_slot(&mut self, i: usize) {
         let s = &mut self.slots[i];
         let tile = s.occupied.as_ref().map(|o| &o.tile);
-        let extra = tile.map_or(0, |t| {
-            (EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()) as u32
-        });
+        let extra = tile.map_or(0, |t| state_len(t) as u32);
         match (tile, &s.as_built) {
             (Some(t), Some(b)) if Arc::ptr_eq(&t.data().bytes, b) => {}
             _ => s.as_built = tile.map(|t| Arc::clone(&t.data().bytes)),
@@ -431,13 +428,6 @@ impl MeshState {
     }
 }
 
-/// The bytes a tile adds to a Full snapshot besides the slot header: its as-built bytes, edits
-/// and switches.
-fn tile_extra(t: &NavTile) -> u64 {
-    (t.as_built_bytes().len() + EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len())
-        as u64
-}
-
 /// A tiled navigation mesh.
 #[derive(Debug, Clone)]
 pub struct TiledNavMesh {
@@ -502,7 +492,7 @@ impl TiledNavMesh {
             return Err(MeshError::PositionTaken { pos, existing });
         }
         let slot = *self.state.free.first().ok_or(MeshError::NoFreeSlot)?;
-        self.state.check_room(12 + tile_extra(&tile))?;
+        self.state.check_room(12 + full_extra(&tile))?;
         self.state.check_landings(&tile, None)?;
         self.state.free.remove(&slot);
         let cell = self.state.cells.entry((pos.column, pos.row)).or_default();
@@ -548,7 +538,7 @@ impl TiledNavMesh {
         self.check_tile(&tile)?;
         let pos = tile.pos();
         let old = self.tile_ref_at(pos).ok_or(MeshError::NoTileAt { pos })?;
-        self.state.check_room(tile_extra(&tile))?;
+        self.state.check_room(full_extra(&tile))?;
         self.state.check_landings(&tile, Some(old.slot()))?;
         let s = &mut self.state.slots[old.slot().0 as usize];
         s.generation = s.generation.next();

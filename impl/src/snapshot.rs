@@ -119,9 +119,7 @@ const REFERENCED_HEAD: usize = 37;
 /// Length of a slot's Referenced record (`spec/snapshot.md` §4.3): 5 free, 45 + 7·E + 4·D
 /// occupied.
 fn record_len(tile: Option<&NavTile>) -> usize {
-    tile.map_or(MIN_SLOT_LEN, |t| {
-        REFERENCED_HEAD + 8 + EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()
-    })
+    tile.map_or(MIN_SLOT_LEN, |t| REFERENCED_HEAD + 8 + state_len(t))
 }
 
 /// Writes a slot's Referenced record (S7, S8, S10–S16) into `out`, which is exactly
@@ -639,11 +637,16 @@ fn build(
     Ok(slots)
 }
 
+/// Bytes a tile's edits and switches take in a snapshot after their two counts, 7·E + 4·D
+/// (`spec/snapshot.md` S11–S16).
+pub(crate) fn state_len(t: &NavTile) -> usize {
+    EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len()
+}
+
 /// The bytes a tile adds to a Full snapshot besides its 17-byte slot header: tile bytes, edits
 /// and switches.
-fn full_extra(t: &NavTile) -> u64 {
-    (t.as_built_bytes().len() + EDIT_LEN * t.edited_polys().len() + 4 * t.disabled_links().len())
-        as u64
+pub(crate) fn full_extra(t: &NavTile) -> u64 {
+    (t.as_built_bytes().len() + state_len(t)) as u64
 }
 
 /// True when `slots` has the same slot count as `old` and every slot the same occupancy and
