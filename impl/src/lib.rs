@@ -16,6 +16,7 @@ pub mod mesh;
 #[cfg(test)]
 mod mesh_tests;
 pub mod meshfile;
+mod pack;
 pub mod params;
 pub mod query;
 pub mod snapshot;

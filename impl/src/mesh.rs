@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::error::{FingerprintError, MeshError};
 use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::MAX_AREA;
+use crate::pack::Pack;
 use crate::params::MeshParams;
 #[cfg(test)]
 use crate::snapshot::put_state;
@@ -19,17 +20,15 @@ use crate::stitch::{
 };
 use crate::tile::NavTile;
 
-/// One slot: its generation, and its tile with the tile's links when occupied, plus what the
-/// Full snapshot writer needs besides the cached records (`spec/snapshot.md` §4.3), kept in the
-/// slot array so it follows no pointer for it. `extra` and `as_built` are derived and kept up
-/// to date by [`MeshState::refresh`].
+/// One slot: its generation, and its tile with the tile's links when occupied, plus the length
+/// of its edits and switches in a snapshot (`spec/snapshot.md` §4.3), kept in the slot array so
+/// the Full writer follows no pointer for it. `extra` is derived and kept up to date by
+/// [`MeshState::refresh`].
 #[derive(Debug, Clone)]
 pub(crate) struct Slot {
     pub generation: Generation,
     /// Bytes the slot's edits and switches take in a snapshot, 7·E + 4·D (0 when free).
     pub extra: u32,
-    /// The tile's as-built bytes (shared with the tile), for the Full writer (S9).
-    pub as_built: Option<Arc<[u8]>>,
     pub occupied: Option<Box<Occupied>>,
 }
 
@@ -38,7 +37,6 @@ impl Slot {
         Self {
             generation,
             extra: 0,
-            as_built: None,
             occupied: None,
         }
     }
@@ -74,6 +72,9 @@ pub(crate) struct MeshState {
     /// chunks of [`CHUNK_SLOTS`] slots: chunk c holds the records of slots 32c .. 32c + 31 end to
     /// end (derived). Both writers copy from them.
     pub chunks: Vec<Chunk>,
+    /// The as-built bytes of the tiles of the same runs of slots, packed together for the Full
+    /// writer (derived, one [`Pack`] per chunk).
+    pub packs: Vec<Pack>,
 }
 
 /// Slots per [`Chunk`]: a Referenced write copies one chunk per 32 slots (~1.5 KB unedited), and
@@ -107,6 +108,7 @@ impl MeshState {
             tile_bytes: 0,
             extra_bytes: 0,
             chunks: Vec::new(),
+            packs: Vec::new(),
         };
         state.rebuild_chunks();
         state
@@ -130,32 +132,40 @@ impl MeshState {
         }
     }
 
-    /// Brings slot `i`'s extra, as-built bytes and cached record, and the totals, up to date
-    /// after any change to it: to its generation, occupancy, tile, edits or switches. Every
-    /// operation that changes one of these calls it. O(E + D) for the slot's E edits and D
-    /// switches, plus moving the rest of its chunk when its record's length changes.
+    /// Brings slot `i`'s extra and cached record, and the totals, up to date after any change
+    /// to its generation, edits or switches. Every operation that changes one of these calls it
+    /// (or [`MeshState::refresh_tile`]). O(E + D) for the slot's E edits and D switches, plus
+    /// moving the rest of its chunk when its record's length changes.
     pub fn refresh(&mut self, i: usize) {
         self.refresh_slot(i);
         self.chunks[i / CHUNK_SLOTS].update(i % CHUNK_SLOTS, &self.slots[i]);
+    }
+
+    /// [`MeshState::refresh`] after a change of slot `i`'s tile (added, removed or replaced):
+    /// also puts the new tile's bytes in the slot's pack. Amortised O(tile bytes) more.
+    pub fn refresh_tile(&mut self, i: usize) {
+        let bytes = self.slots[i].tile().map(NavTile::as_built_bytes);
+        self.packs[i / CHUNK_SLOTS].set(i % CHUNK_SLOTS, bytes);
+        self.refresh(i);
     }
 
     /// [`MeshState::refresh`] without the record, for callers that refresh many slots and then
     /// write the chunks once.
     fn refresh_slot(&mut self, i: usize) {
         let s = &mut self.slots[i];
-        let tile = s.occupied.as_ref().map(|o| &o.tile);
-        let extra = tile.map_or(0, |t| state_len(t) as u32);
-        match (tile, &s.as_built) {
-            (Some(t), Some(b)) if Arc::ptr_eq(&t.data().bytes, b) => {}
-            _ => s.as_built = tile.map(|t| Arc::clone(&t.data().bytes)),
-        }
+        let extra = s.tile().map_or(0, |t| state_len(t) as u32);
         self.extra_bytes = self.extra_bytes - s.extra as usize + extra as usize;
         s.extra = extra;
     }
 
-    /// Writes every chunk from the slots.
+    /// Writes every chunk and pack from the slots.
     fn rebuild_chunks(&mut self) {
         self.chunks = self.slots.chunks(CHUNK_SLOTS).map(Chunk::of).collect();
+        self.packs = self
+            .slots
+            .chunks(CHUNK_SLOTS)
+            .map(|run| Pack::of(run.iter().map(|s| s.tile().map(NavTile::as_built_bytes))))
+            .collect();
     }
 
     /// Checks every derived field against a recomputation (tests only).
@@ -182,15 +192,19 @@ impl MeshState {
         );
         for (a, b) in self.slots.iter().zip(&copy.slots) {
             assert_eq!(a.extra, b.extra);
-            // The very bytes the tile holds, not an equal copy that keeps another alive.
-            match (&a.as_built, &b.as_built) {
-                (None, None) => {}
-                (Some(x), Some(y)) => assert!(Arc::ptr_eq(x, y)),
-                _ => panic!("as_built occupancy"),
-            }
         }
         copy.rebuild_chunks();
         assert_eq!(self.chunks, copy.chunks);
+        assert_eq!(self.packs.len(), self.chunks.len());
+        for p in &self.packs {
+            p.assert_valid();
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            assert_eq!(
+                self.packs[i / CHUNK_SLOTS].get(i % CHUNK_SLOTS),
+                s.tile().map(NavTile::as_built_bytes)
+            );
+        }
         // The cached records are the slots' Referenced records exactly as `put_state` writes
         // their edits and switches (S7, S8, S10–S16).
         for (i, s) in self.slots.iter().enumerate() {
@@ -233,6 +247,7 @@ impl MeshState {
             tile_bytes: 0,
             extra_bytes: 0,
             chunks: Vec::new(),
+            packs: Vec::new(),
         };
         let mut free = Vec::new();
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
@@ -296,16 +311,17 @@ impl MeshState {
         if !unchanged {
             return Self::from_slots(slots, Some(&old));
         }
-        // With the generation and contents unchanged, a slot without edits or switches before
-        // and after keeps its record, extra and as-built bytes (when the contents are the same
-        // allocation): most slots of a rollback. Only the others are refreshed.
+        // With the generation and content id unchanged, a slot's packed bytes stay (the content
+        // id is the SHA-256 of those bytes), and one without edits or switches before and after
+        // keeps its record and extra too: most slots of a rollback. Only the others are
+        // refreshed.
         let plain = |t: &NavTile| t.edited_polys().len() == 0 && t.disabled_links().len() == 0;
         for (i, (_, tile)) in slots.into_iter().enumerate() {
             let (Some(o), Some(t)) = (old.slots[i].occupied.as_mut(), tile) else {
                 // Free before and after, same generation: nothing derived changes.
                 continue;
             };
-            let keep = plain(&o.tile) && plain(&t) && o.tile.shares_contents(&t);
+            let keep = plain(&o.tile) && plain(&t);
             o.tile = t;
             if !keep {
                 old.refresh(i);
@@ -506,7 +522,7 @@ impl TiledNavMesh {
             landings: Arc::default(),
         }));
         let r = TileRef::new(s.generation, SlotIndex(slot));
-        self.state.refresh(slot as usize);
+        self.state.refresh_tile(slot as usize);
         self.state.restitch_around(pos);
         Ok(r)
     }
@@ -520,7 +536,7 @@ impl TiledNavMesh {
         s.generation = s.generation.next();
         self.state.free.insert(slot);
         self.state.tile_bytes -= occ.tile.as_built_bytes().len();
-        self.state.refresh(slot as usize);
+        self.state.refresh_tile(slot as usize);
         let pos = occ.tile.pos();
         if let Some(cell) = self.state.cells.get_mut(&(pos.column, pos.row)) {
             cell.retain(|&(_, sl)| sl.0 != slot);
@@ -553,7 +569,7 @@ impl TiledNavMesh {
             self.state.tile_bytes -= prev.tile.as_built_bytes().len();
         }
         self.state.tile_bytes += added;
-        self.state.refresh(old.slot().0 as usize);
+        self.state.refresh_tile(old.slot().0 as usize);
         self.state.restitch_around(pos);
         Ok(r)
     }

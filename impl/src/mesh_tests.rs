@@ -190,22 +190,35 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (0usize..18).prop_map(Op::Add),
+        (0usize..36).prop_map(Op::Add),
         (0usize..18).prop_map(Op::Remove),
-        (0usize..18).prop_map(Op::Replace)
+        (0usize..36).prop_map(Op::Replace)
     ]
 }
 
 fn apply(mesh: &mut TiledNavMesh, w: &WorldSpec, ops: &[Op]) {
     let pos = w.positions();
+    // Tiles 18..36 come from the world with another seed: the same positions and parameters,
+    // other contents, so a replacement can change a slot's bytes.
+    let other = WorldSpec {
+        seed: 7,
+        ..w.clone()
+    };
+    let tile = |i: usize| {
+        if i < pos.len() {
+            w.tile(pos[i])
+        } else {
+            other.tile(pos[i - pos.len()])
+        }
+    };
     for o in ops {
         let _ = match *o {
-            Op::Add(i) => mesh.add_tile(w.tile(pos[i])).map(drop),
+            Op::Add(i) => mesh.add_tile(tile(i)).map(drop),
             Op::Remove(i) => match mesh.tile_ref_at(pos[i]) {
                 Some(r) => mesh.remove_tile(r).map(drop),
                 None => Ok(()),
             },
-            Op::Replace(i) => mesh.replace_tile(w.tile(pos[i])).map(drop),
+            Op::Replace(i) => mesh.replace_tile(tile(i)).map(drop),
         };
     }
 }

@@ -76,7 +76,7 @@ impl TiledNavMesh {
         head[88..92].copy_from_slice(&(slots.len() as u32).to_le_bytes());
         let out = match mode {
             SnapshotMode::Referenced => write_referenced(&self.state.chunks, head, len),
-            SnapshotMode::Full => write_full(slots, &self.state.chunks, head, len),
+            SnapshotMode::Full => write_full(&self.state, head, len),
         };
         debug_assert_eq!(out.len(), len);
         out
@@ -216,17 +216,22 @@ fn write_referenced(chunks: &[Chunk], head: [u8; 92], len: usize) -> Vec<u8> {
 /// then cut back), when that many can be read from the chunk; longer states are copied exactly.
 const STATE_COPY: usize = 32;
 
-/// Full output is mostly tile bytes, taken from the slot array's own handle on them (no pointer
-/// chase through the tile), appended to an exactly reserved buffer (plus the slack of the
-/// fixed-size state copy) that is never zeroed. Each slot's edits and switches are copied from
-/// its cached Referenced record, where they follow the 37-byte head.
-fn write_full(slots: &[Slot], chunks: &[Chunk], head: [u8; 92], len: usize) -> Vec<u8> {
+/// Full output is mostly tile bytes, copied from the mesh's packs (each run of 32 slots' tile
+/// bytes side by side, see `pack.rs` for why), appended to an exactly reserved buffer (plus the
+/// slack of the fixed-size state copy) that is never zeroed. Each slot's edits and switches are
+/// copied from its cached Referenced record, where they follow the 37-byte head.
+fn write_full(state: &MeshState, head: [u8; 92], len: usize) -> Vec<u8> {
     let mut buf = Vec::with_capacity(len + STATE_COPY);
     buf.extend_from_slice(&head);
-    for (group, chunk) in slots.chunks(CHUNK_SLOTS).zip(chunks) {
+    let runs = state
+        .slots
+        .chunks(CHUNK_SLOTS)
+        .zip(&state.chunks)
+        .zip(&state.packs);
+    for ((group, chunk), pack) in runs {
         for (k, s) in group.iter().enumerate() {
             let g = s.generation.get().to_le_bytes();
-            let Some(b) = &s.as_built else {
+            let Some(b) = pack.get(k) else {
                 buf.extend_from_slice(&[g[0], g[1], g[2], g[3], KIND_FREE]);
                 continue;
             };

@@ -13,6 +13,22 @@ pub(crate) fn world() -> WorldSpec {
     crate::fuzzing::fuzz_world()
 }
 
+/// The world with another seed: the same parameters and positions, other tile contents.
+fn other_world() -> WorldSpec {
+    WorldSpec { seed: 7, ..world() }
+}
+
+/// `other_world`'s tiles differ from `world`'s at every position, so replacing one by the other
+/// changes a slot's contents (the random histories below rely on it).
+#[test]
+fn other_world_has_other_contents() {
+    let (w, o) = (world(), other_world());
+    assert_eq!(w.params(4).to_bytes(), o.params(4).to_bytes());
+    for p in w.positions() {
+        assert_ne!(w.tile(p).content_id(), o.tile(p).content_id(), "{p:?}");
+    }
+}
+
 /// A mesh with holes in its slots, generations above 1, edits and switched-off links.
 pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     let w = world();
@@ -615,9 +631,9 @@ enum Op {
 
 fn leaf() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (0usize..12).prop_map(Op::Add),
+        (0usize..24).prop_map(Op::Add),
         (0usize..12).prop_map(Op::Remove),
-        (0usize..12).prop_map(Op::Replace),
+        (0usize..24).prop_map(Op::Replace),
         (0usize..12, 0u16..20, 0u8..64).prop_map(|(t, p, a)| Op::Area(t, p, a)),
         (0usize..12, 0u16..20, any::<u16>()).prop_map(|(t, p, f)| Op::Flags(t, p, f)),
         (0usize..12, 0u8..3, any::<bool>()).prop_map(|(t, l, e)| Op::Switch(t, l, e)),
@@ -634,13 +650,22 @@ fn apply(m: &mut TiledNavMesh, lib: &TileLibrary, o: &Op) -> String {
     let w = world();
     let pos = w.positions();
     let tref = |m: &TiledNavMesh, i: usize| m.tile_ref_at(pos[i % pos.len()]);
+    // Tiles 12..24 are the other world's: the same positions with other contents.
+    let tile = |i: usize| {
+        let n = pos.len();
+        if i < n {
+            w.tile(pos[i])
+        } else {
+            other_world().tile(pos[i % n])
+        }
+    };
     match o {
-        Op::Add(i) => format!("{:?}", m.add_tile(w.tile(pos[i % pos.len()]))),
+        Op::Add(i) => format!("{:?}", m.add_tile(tile(*i))),
         Op::Remove(i) => match tref(m, *i) {
             Some(r) => format!("{:?}", m.remove_tile(r).map(|t| t.content_id())),
             None => "none".into(),
         },
-        Op::Replace(i) => format!("{:?}", m.replace_tile(w.tile(pos[i % pos.len()]))),
+        Op::Replace(i) => format!("{:?}", m.replace_tile(tile(*i))),
         Op::Area(i, p, a) => match tref(m, *i) {
             Some(r) => format!(
                 "{:?}",
@@ -688,7 +713,7 @@ proptest! {
     #[test]
     fn continuing_after_restores_keeps_twins_identical(ops in proptest::collection::vec(op(), 1..30)) {
         let w = world();
-        let lib = TileLibrary::from_tiles(&w.tiles());
+        let lib = TileLibrary::from_tiles(&[w.tiles(), other_world().tiles()].concat());
         let mut a = TiledNavMesh::new(w.params(9));
         let mut b = TiledNavMesh::new(w.params(9));
         for o in &ops {
