@@ -82,9 +82,11 @@ impl TiledNavMesh {
         out
     }
 
-    /// Replaces this mesh's state with the snapshot's, in place, keeping the object. The
-    /// snapshot's parameters must equal the mesh's bitwise. Any error leaves the mesh untouched.
-    /// Tiles and links that are provably unchanged are reused.
+    /// Replaces this mesh's state with the snapshot's, in place, keeping the object
+    /// (`spec/snapshot.md` S20): whatever holds the mesh (a struct, a lock shared with the
+    /// queries' users) keeps holding it, and queries made from it answer for the restored
+    /// state. The snapshot's parameters must equal the mesh's bitwise. Any error leaves the mesh
+    /// untouched. Tiles and links that are provably unchanged are reused.
     pub fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
         let parsed = parse(bytes, Some(self.params()))?;
         let slots = build(parsed, library, Some(&self.state))?;

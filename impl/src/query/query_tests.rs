@@ -1065,3 +1065,57 @@ proptest! {
         prop_assert_eq!(before, after);
     }
 }
+
+/// S20 in Rust terms: a query borrows the mesh for as long as it lives, so whatever holds the
+/// mesh across restores holds the object itself, here a navigator sharing it behind a lock the
+/// way a game might. An in-place restore keeps that object: the navigator's answers follow the
+/// restored state with nothing re-wired, and a failed restore changes none of them.
+#[test]
+fn a_holder_of_the_mesh_keeps_working_across_in_place_restores() {
+    use std::sync::RwLock;
+    struct Navigator<'a> {
+        mesh: &'a RwLock<crate::TiledNavMesh>,
+        filter: QueryFilter,
+    }
+    impl Navigator<'_> {
+        fn answers(&self) -> Vec<String> {
+            let mesh = self.mesh.read().unwrap();
+            let q = NavMeshQuery::new(&mesh, 4096).unwrap();
+            let cases = [
+                (0.1, 0.1, 0, 0.9, 0.9, 0),
+                (0.2, 0.8, 1, 0.8, 0.2, 0),
+                (0.5, 0.5, 0, 0.1, 0.9, 1),
+            ];
+            cases
+                .iter()
+                .map(|c| run_case(&q, c, &self.filter))
+                .collect()
+        }
+    }
+    let w = world();
+    let lib = crate::TileLibrary::from_tiles(&w.tiles());
+    let shared = RwLock::new(world_mesh());
+    let nav = Navigator {
+        mesh: &shared,
+        filter: QueryFilter::default(),
+    };
+    let before = nav.answers();
+    for mode in [crate::SnapshotMode::Full, crate::SnapshotMode::Referenced] {
+        let snap = shared.read().unwrap().snapshot(mode);
+        {
+            let mut m = shared.write().unwrap();
+            let r = m.tile_ref_at(w.positions()[4]).unwrap();
+            m.remove_tile(r).unwrap();
+        }
+        let moved = nav.answers();
+        assert_ne!(
+            moved, before,
+            "removing the middle tile changes the answers"
+        );
+        let broken = &snap[..snap.len() - 1];
+        assert!(shared.write().unwrap().restore(broken, &lib).is_err());
+        assert_eq!(nav.answers(), moved, "a failed restore changes nothing");
+        shared.write().unwrap().restore(&snap, &lib).unwrap();
+        assert_eq!(nav.answers(), before, "{mode:?}");
+    }
+}
