@@ -28,7 +28,7 @@ pub struct WorldSpec {
     pub quads: u32,
     /// When true, cells whose hash says so use 2q quads per side, so portals overlap partially.
     pub vary_density: bool,
-    /// Ground height slope along x and z: y = slope[0]·x + slope[1]·z (+ layer·layer_gap).
+    /// Ground height slope along x and z: `y = slope[0]·x + slope[1]·z` (+ `layer·layer_gap`).
     pub slope: [f64; 2],
     /// Largest height bump added to interior vertices (keep below the climb for connected worlds).
     pub bump: f64,
