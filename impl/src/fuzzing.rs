@@ -84,8 +84,8 @@ pub fn fuzz_world() -> WorldSpec {
     }
 }
 
-/// A mesh with holes in its slots, generations above 1, edits and switched-off links (the same
-/// history as the unit tests' busy mesh).
+/// A mesh with holes in its slots, generations above 1, edits and switched-off links (also the
+/// unit tests' busy mesh).
 pub fn busy_mesh(w: &WorldSpec, tiles: &[NavTile]) -> TiledNavMesh {
     let mut m = TiledNavMesh::new(w.params(16));
     let refs: Vec<_> = tiles

@@ -29,38 +29,13 @@ fn other_world_has_other_contents() {
     }
 }
 
-/// A mesh with holes in its slots, generations above 1, edits and switched-off links.
+/// A mesh with holes in its slots, generations above 1, edits and switched-off links (the fuzz
+/// fixtures' busy mesh), and a library holding the world's tiles.
 pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     let w = world();
     let tiles = w.tiles();
     let lib = TileLibrary::from_tiles(&tiles);
-    let mut m = TiledNavMesh::new(w.params(16));
-    let refs: Vec<_> = tiles
-        .iter()
-        .map(|t| m.add_tile(t.clone()).unwrap())
-        .collect();
-    m.remove_tile(refs[1]).unwrap();
-    m.remove_tile(refs[4]).unwrap();
-    m.add_tile(tiles[4].clone()).unwrap();
-    m.replace_tile(tiles[0].clone()).unwrap();
-    let (r0, _) = m.tile_at(tiles[2].pos()).unwrap();
-    m.set_poly_area(r0.poly(PolyIndex(0)), 17).unwrap();
-    m.set_poly_flags(r0.poly(PolyIndex(1)), 0xbeef).unwrap();
-    m.set_poly_area(r0.poly(PolyIndex(2)), 5).unwrap();
-    let with_links: Vec<_> = m
-        .tiles()
-        .filter(|(_, t)| t.link_count() > 0)
-        .map(|(r, _)| r)
-        .collect();
-    m.set_off_mesh_link_enabled(with_links[0], 0, false)
-        .unwrap();
-    m.set_off_mesh_link_enabled(
-        with_links[1],
-        m.tile(with_links[1]).unwrap().link_count() - 1,
-        false,
-    )
-    .unwrap();
-    (m, lib)
+    (crate::fuzzing::busy_mesh(&w, &tiles), lib)
 }
 
 /// Both writers agree with the slow writer that walks the tiles, and the cached records hold.
