@@ -5,7 +5,7 @@
 //! Why a copy: a tile's bytes live in their own allocation beside the tile's parsed arrays, so
 //! the bytes of consecutive tiles lie tens of kilobytes apart. Gathering 1 024 such tiles of
 //! 16 KB from there ran at 1.6–1.7 × a memcpy of the same amount (the "without packs" line of
-//! `examples/ratios.rs`); the whole Full write, copying them from packs, runs at 1.1–1.2 ×. A
+//! `examples/ratios.rs`); the whole Full write, copying them from packs, runs at 1.1–1.3 ×. A
 //! Full write is almost all tile bytes, and its target is 1.5 × a memcpy of its output. (Tiles
 //! of 2 KB gain little: there the one memcpy call per tile costs more than the scattering.)
 //! The price is the tile bytes once more per mesh, plus what removals leave behind until
