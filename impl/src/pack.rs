@@ -35,7 +35,7 @@ pub(crate) struct Pack {
 impl Pack {
     /// The pack of a run of slots holding `tiles` (each slot's as-built bytes, `None` when free),
     /// in slot order with nothing unused.
-    pub(crate) fn of<'a>(tiles: impl ExactSizeIterator<Item = Option<&'a [u8]>> + Clone) -> Self {
+    pub(crate) fn of<'a>(tiles: impl Iterator<Item = Option<&'a [u8]>> + Clone) -> Self {
         let total = tiles.clone().flatten().map(<[u8]>::len).sum();
         let mut bytes = Vec::with_capacity(total);
         let spans = tiles
