@@ -1,0 +1,760 @@
+//! `onav-bench`: onav side by side with C++ Recast/Detour 1.6.0 on the three demo meshes, in one
+//! process, interleaved (see `README.md`, "Measuring", and `bench/run`).
+//!
+//! Usage: `onav-bench [--quick] [--meshes DIR] [--mesh NAME]... [--threads N]`.
+
+mod adapter;
+mod alloc;
+mod case;
+mod compare;
+mod convert;
+mod detour;
+mod obj;
+mod recast;
+mod report;
+mod rng;
+mod timing;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use report::{ratio, time, Table, Target};
+
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting;
+
+/// The demo meshes, in the research documents' order.
+const MESHES: [&str; 3] = ["dungeon", "nav_test", "undulating"];
+
+const USAGE: &str = "usage: onav-bench [--quick] [--meshes DIR] [--mesh NAME]... [--threads N]
+  --quick        few rounds: a smoke run of every comparison (also ONAV_BENCH_QUICK=1)
+  --meshes DIR   the folder of dungeon.obj, nav_test.obj, undulating.obj (also ONAV_BENCH_MESHES);
+                 default: the nearest shared/data/meshes beside the checkout or above it
+  --mesh NAME    only this mesh (repeatable)
+  --threads N    onav's rayon threads (default 1: Detour is single-threaded)";
+
+/// Settings of one run.
+#[derive(Debug, Clone)]
+struct Options {
+    quick: bool,
+    meshes: Option<PathBuf>,
+    only: Vec<String>,
+    threads: usize,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let env_quick = std::env::var("ONAV_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let mut o = Options {
+        quick: env_quick,
+        meshes: std::env::var_os("ONAV_BENCH_MESHES").map(PathBuf::from),
+        only: Vec::new(),
+        threads: 1,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--meshes" => o.meshes = Some(args.next().ok_or("--meshes needs a folder")?.into()),
+            "--mesh" => {
+                let m = args.next().ok_or("--mesh needs a name")?;
+                if !MESHES.contains(&m.as_str()) {
+                    return Err(format!("unknown mesh {m:?}; one of {}", MESHES.join(", ")));
+                }
+                o.only.push(m);
+            }
+            "--threads" => {
+                let t = args.next().ok_or("--threads needs a number")?;
+                o.threads = t
+                    .parse()
+                    .ok()
+                    .filter(|&n| (1..=256).contains(&n))
+                    .ok_or(format!("--threads {t:?}: expected 1 ..= 256"))?;
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(o)
+}
+
+/// The mesh folder: the option, else the nearest `shared/data/meshes` next to the checkout root
+/// (`../shared/data/meshes`) or next to one of its ancestors (a worktree under a folder).
+fn mesh_dir(o: &Options) -> Result<PathBuf, String> {
+    let need = |d: &Path| MESHES.iter().all(|m| d.join(format!("{m}.obj")).is_file());
+    if let Some(d) = &o.meshes {
+        return if need(d) {
+            Ok(d.clone())
+        } else {
+            Err(format!(
+                "{} does not hold {}.obj (set --meshes or ONAV_BENCH_MESHES to the folder of the demo meshes)",
+                d.display(),
+                MESHES.join(".obj, ")
+            ))
+        };
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = root.canonicalize().unwrap_or(root);
+    for a in root.ancestors().skip(1) {
+        let d = a.join("shared/data/meshes");
+        if need(&d) {
+            return Ok(d);
+        }
+    }
+    Err(format!(
+        "the demo meshes were not found in ../shared/data/meshes beside {} or above it; \
+         pass --meshes DIR or set ONAV_BENCH_MESHES",
+        root.display()
+    ))
+}
+
+/// Rounds and repetitions of a run.
+struct Plan {
+    queries: usize,
+    meshes: (usize, usize),
+    state: usize,
+    builds: usize,
+    world: (i32, usize),
+}
+
+impl Plan {
+    fn of(quick: bool) -> Self {
+        if quick {
+            Self {
+                queries: 3,
+                meshes: (3, 1),
+                state: 3,
+                builds: 2,
+                world: (8, 3),
+            }
+        } else {
+            Self {
+                queries: 41,
+                meshes: (61, 5),
+                state: 41,
+                builds: 11,
+                world: (32, 15),
+            }
+        }
+    }
+}
+
+struct Results {
+    case: case::Case,
+    build: compare::build3d::BuildReport,
+    queries: compare::queries::QueryReport,
+    meshes: compare::meshes::MeshReport,
+    state: compare::state::StateReport,
+}
+
+fn main() -> ExitCode {
+    let o = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("onav-bench: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let dir = match mesh_dir(&o) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("onav-bench: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.threads)
+        .build_global()
+    {
+        eprintln!("onav-bench: cannot set up {} onav threads: {e}", o.threads);
+        return ExitCode::from(2);
+    }
+    match run(&o, &dir) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("onav-bench: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn run(o: &Options, dir: &Path) -> Result<(), String> {
+    let start = Instant::now();
+    let plan = Plan::of(o.quick);
+    let overhead = timing::timer_overhead();
+    println!("# onav vs C++ Recast/Detour 1.6.0 (recastnavigation-sys 1.0.3), side by side");
+    println!();
+    println!(
+        "mode {}; meshes from {}; onav threads {}; cores {}; load average at start {}; timer pair {:.1} ns",
+        if o.quick { "QUICK (smoke run, figures not meaningful)" } else { "full" },
+        dir.display(),
+        o.threads,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        load(),
+        overhead
+    );
+    println!(
+        "Timed cells: median (min) over interleaved rounds (queries {}, mesh steps {}×{}, state {}); \
+         each timed batch follows an untimed one of the same engine; the engines take turns to go first.",
+        plan.queries, plan.meshes.0, plan.meshes.1, plan.state
+    );
+    let ctx = recast::Context::new();
+    let names: Vec<&str> = MESHES
+        .iter()
+        .copied()
+        .filter(|m| o.only.is_empty() || o.only.iter().any(|x| x == m))
+        .collect();
+    let mut all = Vec::new();
+    for name in &names {
+        eprintln!("onav-bench: {name}: building and converting");
+        let c = case::prepare(&ctx, dir, name)?;
+        eprintln!("onav-bench: {name}: Recast builds");
+        let build = compare::build3d::run(&ctx, &c, plan.builds)?;
+        eprintln!("onav-bench: {name}: queries");
+        let queries = compare::queries::run(&c, plan.queries)?;
+        eprintln!("onav-bench: {name}: building and restoring meshes");
+        let meshes = compare::meshes::run(&c, plan.meshes.0, plan.meshes.1)?;
+        eprintln!("onav-bench: {name}: rollback");
+        let state = compare::state::run(&c, plan.state, overhead)?;
+        all.push(Results {
+            case: c,
+            build,
+            queries,
+            meshes,
+            state,
+        });
+    }
+    eprintln!("onav-bench: onav's generated world");
+    let world = compare::world::run(plan.world.0, plan.world.1, overhead)?;
+    print_all(&all, &world);
+    println!(
+        "\nload average at end {}; total wall time {:.1} s",
+        load(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn cols(all: &[Results]) -> Vec<String> {
+    all.iter().map(|r| r.case.name.clone()).collect()
+}
+
+fn table(title: &str, all: &[Results]) -> Table {
+    let names = cols(all);
+    let mut head = vec!["figure"];
+    head.extend(names.iter().map(String::as_str));
+    Table::new(title, &head)
+}
+
+fn row(t: &mut Table, label: &str, all: &[Results], f: impl Fn(&Results) -> String) {
+    let mut cells = vec![label.to_string()];
+    cells.extend(all.iter().map(f));
+    t.row(cells);
+}
+
+fn print_all(all: &[Results], world: &compare::world::WorldReport) {
+    const US: f64 = 1e3;
+    let mut t = table("## Input and the Recast build (detour-figures.md: 24/34/49 tiles, 129/220/284 polygons, dungeon ~27 ms, nav_test 34–43 ms, undulating ~59 ms)", all);
+    row(&mut t, "input triangles", all, |r| {
+        r.case.tri.tri_count().to_string()
+    });
+    row(&mut t, "tile grid (cells)", all, |r| {
+        let b = &r.case.build;
+        format!(
+            "{}x{} ({}x{} cells)",
+            b.tiles_wh.0, b.tiles_wh.1, b.cells.0, b.cells.1
+        )
+    });
+    row(&mut t, "non-empty tiles", all, |r| {
+        r.build.tiles.to_string()
+    });
+    row(&mut t, "polygons", all, |r| r.build.polys.to_string());
+    row(&mut t, "tile data, KiB", all, |r| {
+        format!(
+            "{:.1}",
+            r.case.build.blobs.iter().map(|b| b.len()).sum::<usize>() as f64 / 1024.0
+        )
+    });
+    row(
+        &mut t,
+        "Recast tiled build, ms (all reps, first one cold)",
+        all,
+        |r| time(&r.build.recast, 1e6),
+    );
+    row(
+        &mut t,
+        "walkable area (sum of polygon areas), m²",
+        all,
+        |r| format!("{:.1}", r.build.area),
+    );
+    row(&mut t, "pairs Detour connects (complete path)", all, |r| {
+        format!("{} of {}", r.build.connected.0, r.build.connected.1)
+    });
+    row(&mut t, "onav-build3d (issue 14 item 9)", all, |_| {
+        "not measured: crate not in this tree yet".into()
+    });
+    t.print();
+
+    let mut t = table(
+        "## Conversion Detour tile → ONTL (detour-vs-onav.md: 26/26, 52/52, 49/49 after step 4)",
+        all,
+    );
+    let stages = [
+        "0 literal",
+        "1 + flip winding",
+        "2 + snap border coordinates",
+        "3 + repair detail",
+        "4 + split into onav layers",
+    ];
+    for (k, label) in stages.iter().enumerate() {
+        row(
+            &mut t,
+            &format!("accepted / tiles after step {label}"),
+            all,
+            |r| {
+                let s = &r.case.stages[k];
+                let errs: Vec<String> = s.errors.iter().map(|(e, n)| format!("{e} {n}")).collect();
+                if errs.is_empty() {
+                    format!("{} / {}", s.accepted, s.total)
+                } else {
+                    format!(
+                        "{} / {} (first errors: {})",
+                        s.accepted,
+                        s.total,
+                        errs.join(", ")
+                    )
+                }
+            },
+        );
+    }
+    row(&mut t, "coordinates snapped (max move, m)", all, |r| {
+        format!(
+            "{} ({:.2e})",
+            r.case.repairs.snapped, r.case.repairs.snap_max
+        )
+    });
+    row(
+        &mut t,
+        "detail vertices projected (max move, m); of them nudged",
+        all,
+        |r| {
+            let p = &r.case.repairs;
+            format!("{} ({:.2e}); {}", p.projected, p.project_max, p.nudged)
+        },
+    );
+    row(&mut t, "detail fan fallbacks", all, |r| {
+        r.case.repairs.fan_fallbacks.to_string()
+    });
+    row(
+        &mut t,
+        "Recast tiles split / internal edges cut",
+        all,
+        |r| {
+            format!(
+                "{} / {}",
+                r.case.repairs.split_tiles, r.case.repairs.cut_edges
+            )
+        },
+    );
+    row(&mut t, "onav tiles", all, |r| {
+        r.case.onav_tiles().to_string()
+    });
+    t.print();
+
+    let mut t = table("## Stitching: onav's links against Detour's (detour-vs-onav.md: cross-tile 76/176/206 equal; internal 190, 284 vs 282, 494)", all);
+    row(&mut t, "cross-tile: Detour / onav (in both)", all, |r| {
+        let l = &r.case.links;
+        format!("{} / {} ({})", l.detour_ext, l.onav_ext, l.both_ext)
+    });
+    row(&mut t, "internal: Detour / onav (in both)", all, |r| {
+        let l = &r.case.links;
+        format!("{} / {} ({})", l.detour_int, l.onav_int, l.both_int)
+    });
+    row(
+        &mut t,
+        "onav incremental links = stitch from scratch",
+        all,
+        |r| r.case.links.incremental_ok.to_string(),
+    );
+    t.print();
+
+    let mut t = table("## Queries, µs per query: Detour | onav | onav/Detour", all);
+    let q = |label: &str,
+             f: fn(&compare::queries::QueryReport) -> &compare::queries::Pair,
+             t: &mut Table| {
+        row(t, &format!("{label}: Detour"), all, |r| {
+            time(&f(&r.queries).0, US)
+        });
+        row(t, &format!("{label}: onav"), all, |r| {
+            time(&f(&r.queries).1, US)
+        });
+        row(t, &format!("{label}: onav/Detour"), all, |r| {
+            let p = f(&r.queries);
+            ratio(&p.1.ratio(&p.0))
+        });
+    };
+    q(
+        "find_nearest_poly (2, 4, 2), 1000 points",
+        |r| &r.nearest,
+        &mut t,
+    );
+    q("find_path, 1000 pairs", |r| &r.path, &mut t);
+    q(
+        "find_straight_path (own corridors)",
+        |r| &r.straight,
+        &mut t,
+    );
+    q("raycast", |r| &r.raycast, &mut t);
+    t.print();
+
+    let mut t = table("## Answers (untimed; detour-vs-onav.md \"Agreement\")", all);
+    let a = |r: &Results| r.queries.agree.clone();
+    row(
+        &mut t,
+        "nearest: found by both / Detour only / onav only",
+        all,
+        |r| {
+            let f = a(r).found;
+            format!("{} / {} / {}", f.0, f.1, f.2)
+        },
+    );
+    row(
+        &mut t,
+        "… same polygon / same point (≤ 1e-3 m)",
+        all,
+        |r| {
+            let x = a(r);
+            format!("{} / {} of {}", x.same_poly, x.same_point, x.found.0)
+        },
+    );
+    row(
+        &mut t,
+        "find_path: same status / Detour complete",
+        all,
+        |r| {
+            let x = a(r);
+            format!("{} of {} / {}", x.same_status, x.pairs, x.detour_complete)
+        },
+    );
+    row(
+        &mut t,
+        "… same corridor length / identical corridor",
+        all,
+        |r| {
+            let x = a(r);
+            format!("{} / {}", x.same_len, x.same_corridor)
+        },
+    );
+    row(&mut t, "… differing complete corridors, in onav's cost model: onav costlier / Detour costlier / Detour's uses a cut edge", all, |r| {
+        let c = a(r).costlier;
+        format!("{} / {} / {}", c.0, c.1, c.2)
+    });
+    row(
+        &mut t,
+        "… fraction of pairs where onav's corridor is costlier (issue 13 item 3 target: 0)",
+        all,
+        |r| {
+            let x = a(r);
+            format!("{:.3}", x.costlier.0 as f64 / x.pairs.max(1) as f64)
+        },
+    );
+    row(&mut t, "… onav's find_path cost = the portal-midpoint cost of its own corridor (differs where a node kept the midpoint it was first reached through)", all, |r| {
+        let x = a(r).cost_model_ok;
+        format!("{} of {}", x.0, x.1)
+    });
+    row(&mut t, "find_straight_path: same point count", all, |r| {
+        a(r).same_straight.to_string()
+    });
+    row(&mut t, "raycast (shared starts): t within 1e-4", all, |r| {
+        a(r).ray_same_t.to_string()
+    });
+    row(&mut t, "… reached end, Detour / onav", all, |r| {
+        let x = a(r).ray_reached;
+        format!("{} / {}", x.0, x.1)
+    });
+    row(&mut t, "… t differs: onav Missed at t = 0", all, |r| {
+        a(r).ray_missed_shared.to_string()
+    });
+    row(
+        &mut t,
+        "raycast from each engine's own nearest points: start missed, Detour / onav",
+        all,
+        |r| {
+            let ((d, dn), (o, on)) = a(r).ray_missed_own;
+            format!(
+                "{d} of {dn} ({:.1} %) / {o} of {on} ({:.1} %)",
+                pct(d, dn),
+                pct(o, on)
+            )
+        },
+    );
+    t.print();
+
+    let mut t = table("## Building and restoring whole meshes, µs per mesh", all);
+    let m = |r: &Results| r.meshes;
+    row(
+        &mut t,
+        "Detour: dtAllocNavMesh + init + addTile × all",
+        all,
+        |r| time(&m(r).detour_add, US),
+    );
+    row(
+        &mut t,
+        "onav: parse + add_tile × all (incremental stitch)",
+        all,
+        |r| time(&m(r).onav_add, US),
+    );
+    row(&mut t, "… onav/Detour", all, |r| {
+        ratio(&m(r).onav_add.ratio(&m(r).detour_add))
+    });
+    row(
+        &mut t,
+        "onav: restore Full snapshot into a new mesh",
+        all,
+        |r| time(&m(r).restore_full, US),
+    );
+    row(&mut t, "… onav/Detour", all, |r| {
+        ratio(&m(r).restore_full.ratio(&m(r).detour_add))
+    });
+    row(
+        &mut t,
+        "onav: restore Referenced snapshot into a new mesh",
+        all,
+        |r| time(&m(r).restore_ref, US),
+    );
+    row(&mut t, "… onav/Detour", all, |r| {
+        ratio(&m(r).restore_ref.ratio(&m(r).detour_add))
+    });
+    row(&mut t, "onav: read_mesh", all, |r| {
+        time(&m(r).read_mesh, US)
+    });
+    row(&mut t, "… onav/Detour", all, |r| {
+        ratio(&m(r).read_mesh.ratio(&m(r).detour_add))
+    });
+    row(
+        &mut t,
+        "bytes: onav tiles / Full snapshot / Referenced snapshot / mesh file",
+        all,
+        |r| {
+            let s = m(r).sizes;
+            format!("{} / {} / {} / {}", s.0, s.1, s.2, s.3)
+        },
+    );
+    t.print();
+
+    let mut t = table(
+        "## Tile state and rollback, µs per call over all tiles",
+        all,
+    );
+    row(
+        &mut t,
+        "Detour storeTileState loop [state bytes]",
+        all,
+        |r| format!("{} [{}]", time(&r.state.store, US), r.state.state_bytes),
+    );
+    row(
+        &mut t,
+        "onav snapshot(Referenced) / snapshot(Full)",
+        all,
+        |r| {
+            format!(
+                "{} / {}",
+                time(&r.state.write.0, US),
+                time(&r.state.write.1, US)
+            )
+        },
+    );
+    row(&mut t, "Detour restoreTileState loop", all, |r| {
+        time(&r.state.restore, US)
+    });
+    for (i, e) in compare::state::Edits::ALL.iter().enumerate() {
+        row(
+            &mut t,
+            &format!("onav in-place restore, {}: Referenced / Full", e.label()),
+            all,
+            |r| {
+                let (_, a, b) = r.state.rollback[i];
+                format!("{} / {}", time(&a, US), time(&b, US))
+            },
+        );
+        row(&mut t, "… onav/Detour: Referenced / Full", all, |r| {
+            let (_, a, b) = r.state.rollback[i];
+            format!(
+                "{} / {}",
+                ratio(&a.ratio(&r.state.restore)),
+                ratio(&b.ratio(&r.state.restore))
+            )
+        });
+    }
+    row(
+        &mut t,
+        "rollback (Referenced, every 7th polygon) / Referenced restore into a new mesh",
+        all,
+        |r| ratio(&r.state.rollback[1].1.ratio(&r.meshes.restore_ref)),
+    );
+    row(
+        &mut t,
+        "peak memory of a Full restore into a new mesh / the mesh it makes (KiB)",
+        all,
+        |r| {
+            let u = r.state.mem_full;
+            format!(
+                "{:.2} ({:.1} / {:.1})",
+                u.peak as f64 / u.kept as f64,
+                u.peak as f64 / 1024.0,
+                u.kept as f64 / 1024.0
+            )
+        },
+    );
+    row(
+        &mut t,
+        "peak memory of a Referenced restore into a new mesh / the mesh it makes (KiB)",
+        all,
+        |r| {
+            let u = r.state.mem_ref;
+            format!(
+                "{:.2} ({:.1} / {:.1})",
+                u.peak as f64 / u.kept as f64,
+                u.peak as f64 / 1024.0,
+                u.kept as f64 / 1024.0
+            )
+        },
+    );
+    row(
+        &mut t,
+        "peak memory of a Full in-place rollback of every polygon, KiB (/ the Full-restored mesh)",
+        all,
+        |r| {
+            let (u, k) = (r.state.mem_rollback, r.state.mem_full.kept);
+            format!(
+                "{:.1} ({:.2})",
+                u.peak as f64 / 1024.0,
+                u.peak as f64 / k as f64
+            )
+        },
+    );
+    t.print();
+
+    let mut t = Table::new(
+        "## onav's generated world (impl/benches world, 4×4 quads per tile)",
+        &["figure", "value"],
+    );
+    t.row(vec!["tiles".into(), world.tiles.to_string()]);
+    t.row(vec![
+        "rollback (in-place Referenced, edits and switches on every 7th tile), µs".into(),
+        time(&world.rollback, US),
+    ]);
+    t.row(vec![
+        "Referenced restore into a new mesh, µs".into(),
+        time(&world.full, US),
+    ]);
+    t.row(vec![
+        "rollback / full restore (target ≤ 0.05 at 1024 tiles)".into(),
+        format!(
+            "{:.3} ({:.3})",
+            world.rollback.median / world.full.median,
+            world.rollback.min / world.full.min
+        ),
+    ]);
+    t.print();
+
+    // Targets.
+    let names = cols(all);
+    let per =
+        |f: &dyn Fn(&Results) -> timing::Ratio| all.iter().map(|r| Some(f(r))).collect::<Vec<_>>();
+    let q = |r: &Results, f: fn(&compare::queries::QueryReport) -> &compare::queries::Pair| {
+        let p = f(&r.queries);
+        p.1.ratio(&p.0)
+    };
+    let mut targets = vec![
+        Target {
+            name: "find_nearest_poly".into(),
+            bound: 1.0,
+            values: per(&|r| q(r, |x| &x.nearest)),
+        },
+        Target {
+            name: "find_path".into(),
+            bound: 1.0,
+            values: per(&|r| q(r, |x| &x.path)),
+        },
+        Target {
+            name: "find_straight_path".into(),
+            bound: 1.0,
+            values: per(&|r| q(r, |x| &x.straight)),
+        },
+        Target {
+            name: "raycast".into(),
+            bound: 1.0,
+            values: per(&|r| q(r, |x| &x.raycast)),
+        },
+        Target {
+            name: "parse + add_tile / alloc+init+addTile".into(),
+            bound: 3.0,
+            values: per(&|r| r.meshes.onav_add.ratio(&r.meshes.detour_add)),
+        },
+        Target {
+            name: "restore Full into a new mesh / init+addTile".into(),
+            bound: 3.0,
+            values: per(&|r| r.meshes.restore_full.ratio(&r.meshes.detour_add)),
+        },
+        Target {
+            name: "read_mesh / init+addTile".into(),
+            bound: 3.0,
+            values: per(&|r| r.meshes.read_mesh.ratio(&r.meshes.detour_add)),
+        },
+        Target {
+            name: "rollback Referenced (every 7th polygon) / restoreTileState loop".into(),
+            bound: 1.0,
+            values: per(&|r| r.state.rollback[1].1.ratio(&r.state.restore)),
+        },
+        Target {
+            name: "rollback Full (every 7th polygon) / restoreTileState loop".into(),
+            bound: 1.0,
+            values: per(&|r| r.state.rollback[1].2.ratio(&r.state.restore)),
+        },
+        Target {
+            name: "rollback Referenced (every polygon) / restoreTileState loop".into(),
+            bound: 1.0,
+            values: per(&|r| r.state.rollback[2].1.ratio(&r.state.restore)),
+        },
+    ];
+    let mem = |u: &alloc::Usage| {
+        let x = u.peak as f64 / u.kept as f64;
+        timing::Ratio { median: x, min: x }
+    };
+    targets.push(Target {
+        name: "peak memory of a Full restore / its mesh (not a time)".into(),
+        bound: 2.0,
+        values: per(&|r| mem(&r.state.mem_full)),
+    });
+    report::print_targets(&names, &targets);
+    let w = world.rollback.ratio(&world.full);
+    println!(
+        "\nrollback / full restore at {} tiles of onav's generated world: {:.3} ({:.3}); target ≤ 0.05: {}",
+        world.tiles,
+        w.median,
+        w.min,
+        if world.tiles == 1024 && w.median <= 0.05 { "met" } else if world.tiles != 1024 { "not judged (not 1024 tiles)" } else { "missed" }
+    );
+    println!(
+        "DetourTileCache (issue 15 item 6): {}",
+        if compare::tilecache::available() {
+            "see above"
+        } else {
+            "not measured yet"
+        }
+    );
+}
+
+fn pct(a: usize, b: usize) -> f64 {
+    100.0 * a as f64 / b.max(1) as f64
+}
