@@ -1,6 +1,7 @@
 //! The Detour side: a `dtNavMesh` over tile blobs, a `dtNavMeshQuery` on it, the tile-state calls,
 //! and read access to a live tile's arrays for the conversion. All FFI, behind safe wrappers.
 
+use std::marker::PhantomData;
 use std::ptr;
 
 use recastnavigation_sys as rc;
@@ -238,7 +239,7 @@ unsafe fn slice<'a, T>(p: *const T, n: i32) -> &'a [T] {
 pub struct Query<'m> {
     raw: *mut rc::dtNavMeshQuery,
     filter: rc::dtQueryFilter,
-    _mesh: &'m NavMesh,
+    _mesh: PhantomData<&'m ()>,
 }
 
 /// What `raycast` (the legacy overload) returns.
@@ -253,19 +254,30 @@ pub struct Ray {
 impl<'m> Query<'m> {
     /// A query over `mesh` with `max_nodes` nodes.
     pub fn new(mesh: &'m NavMesh, max_nodes: i32) -> Result<Self, String> {
-        // SAFETY: allocated here, initialised on the live mesh, freed on drop.
-        unsafe {
-            let raw = rc::dtAllocNavMeshQuery();
-            let q = Self {
-                raw,
-                filter: rc::dtQueryFilter::new(),
-                _mesh: mesh,
-            };
-            if raw.is_null() || !ok(rc::dtNavMeshQuery_init(raw, mesh.raw, max_nodes)) {
-                return Err("dtNavMeshQuery::init failed".into());
-            }
-            Ok(q)
+        // SAFETY: `mesh.raw` is live for as long as `mesh` is borrowed.
+        unsafe { Self::over(mesh.raw, mesh, max_nodes) }
+    }
+
+    /// A query over a raw mesh that `owner` keeps alive.
+    ///
+    /// # Safety
+    /// `mesh` is an initialised `dtNavMesh` that lives at least as long as `owner` is borrowed.
+    pub unsafe fn over<T>(
+        mesh: *const rc::dtNavMesh,
+        owner: &'m T,
+        max_nodes: i32,
+    ) -> Result<Self, String> {
+        let _ = owner;
+        let raw = rc::dtAllocNavMeshQuery();
+        let q = Self {
+            raw,
+            filter: rc::dtQueryFilter::new(),
+            _mesh: PhantomData,
+        };
+        if raw.is_null() || !ok(rc::dtNavMeshQuery_init(raw, mesh, max_nodes)) {
+            return Err("dtNavMeshQuery::init failed".into());
         }
+        Ok(q)
     }
 
     /// `findNearestPoly`: the polygon and nearest point, or `None`.

@@ -118,6 +118,8 @@ struct Plan {
     state: usize,
     builds: usize,
     world: (i32, usize),
+    /// Obstacles and bakes of the tile cache comparison.
+    cache: (usize, usize),
 }
 
 impl Plan {
@@ -129,6 +131,7 @@ impl Plan {
                 state: 3,
                 builds: 2,
                 world: (8, 3),
+                cache: (20, 1),
             }
         } else {
             Self {
@@ -137,6 +140,7 @@ impl Plan {
                 state: 41,
                 builds: 11,
                 world: (32, 15),
+                cache: (200, 5),
             }
         }
     }
@@ -148,6 +152,7 @@ struct Results {
     queries: compare::queries::QueryReport,
     meshes: compare::meshes::MeshReport,
     state: compare::state::StateReport,
+    cache: Vec<compare::tilecache::CacheReport>,
 }
 
 fn main() -> ExitCode {
@@ -167,7 +172,10 @@ fn main() -> ExitCode {
     };
     // Everything runs inside the pool, so onav's parallel steps start on the calling thread
     // instead of waking a worker (which costs microseconds per call on small meshes).
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(o.threads).build() {
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(o.threads)
+        .build()
+    {
         Ok(p) => p,
         Err(e) => {
             eprintln!("onav-bench: cannot set up {} onav threads: {e}", o.threads);
@@ -227,12 +235,24 @@ fn run(o: &Options, dir: &Path) -> Result<(), String> {
         let meshes = compare::meshes::run(&c, plan.meshes.0, plan.meshes.1)?;
         eprintln!("onav-bench: {name}: rollback");
         let state = compare::state::run(&c, plan.state, overhead)?;
+        eprintln!("onav-bench: {name}: DetourTileCache");
+        let mut cache = Vec::new();
+        for ts in [48, 16] {
+            cache.push(compare::tilecache::run(
+                &ctx,
+                &c,
+                ts,
+                plan.cache.0,
+                plan.cache.1,
+            )?);
+        }
         all.push(Results {
             case: c,
             build,
             queries,
             meshes,
             state,
+            cache,
         });
     }
     eprintln!("onav-bench: onav's generated world");
@@ -747,14 +767,63 @@ fn print_all(all: &[Results], world: &compare::world::WorldReport) {
         w.min,
         if world.tiles == 1024 && w.median <= 0.05 { "met" } else if world.tiles != 1024 { "not judged (not 1024 tiles)" } else { "missed" }
     );
-    println!(
-        "DetourTileCache (issue 15 item 6): {}",
-        if compare::tilecache::available() {
-            "see above"
-        } else {
-            "not measured yet"
-        }
-    );
+    for k in 0..all.first().map_or(0, |r| r.cache.len()) {
+        let ts = all[0].cache[k].tile_size;
+        let target = if ts == 48 { 70 } else { 40 };
+        let mut t = table(&format!("## DetourTileCache at {ts}-cell tiles (cheap settings: layers, no detail; build3d-tilecache-anchors.md §4.1)"), all);
+        let cr = |r: &Results| r.cache[k].clone();
+        row(
+            &mut t,
+            "layer tiles (raw KiB) / polygons of the cache's mesh",
+            all,
+            |r| {
+                let x = cr(r);
+                format!(
+                    "{} ({:.0}) / {}",
+                    x.layers,
+                    x.layer_bytes as f64 / 1024.0,
+                    x.polys
+                )
+            },
+        );
+        row(&mut t, "bake all layers, ms", all, |r| {
+            time(&cr(r).bake, 1e6)
+        });
+        row(&mut t, "cylinder add + settle, µs", all, |r| {
+            time(&cr(r).add, US)
+        });
+        row(&mut t, "cylinder remove + settle, µs", all, |r| {
+            time(&cr(r).remove, US)
+        });
+        row(&mut t, "per rebuilt layer, µs", all, |r| {
+            time(&cr(r).per_layer, US)
+        });
+        row(
+            &mut t,
+            "mean layers touched; obstacles touching none",
+            all,
+            |r| {
+                let x = cr(r);
+                format!("{:.2}; {} of {}", x.touched, x.untouched.0, x.untouched.1)
+            },
+        );
+        row(
+            &mut t,
+            "100 requested at once: accepted / refused / update calls to settle",
+            all,
+            |r| {
+                let x = cr(r).burst;
+                format!("{} / {} / {}", x.0, x.1, x.2)
+            },
+        );
+        row(
+            &mut t,
+            &format!("onav tile cache (issue 15 target: add + settle ≤ {target} µs)"),
+            all,
+            |_| "not measured: crate not in this tree yet".into(),
+        );
+        t.print();
+    }
 }
 
 fn pct(a: usize, b: usize) -> f64 {

@@ -1,7 +1,8 @@
 //! The Recast side of the build: the RecastDemo `Sample_TileMesh` workload of
 //! `shared/research/detour-figures.md` ("Build"), watershed regions and detail meshes, turned into
-//! Detour tile blobs by `dtCreateNavMeshData`. This module and `detour.rs` hold the only `unsafe`
-//! code of the bench (FFI into recastnavigation 1.6.0 through `recastnavigation-sys`).
+//! Detour tile blobs by `dtCreateNavMeshData`. This module, `detour.rs` and
+//! `compare/tilecache.rs` hold the bench's FFI into recastnavigation 1.6.0 (through
+//! `recastnavigation-sys`); the allocator in `alloc.rs` is the only other `unsafe` code.
 
 use std::ptr;
 
@@ -222,26 +223,33 @@ pub fn layout(mesh: &TriMesh, s: &Settings) -> Build {
     }
 }
 
+/// Per-triangle x–z bounds `([min x, min z], [max x, max z])`, computed once per build.
+pub fn tri_bounds(mesh: &TriMesh) -> Vec<([f32; 2], [f32; 2])> {
+    mesh.tris
+        .chunks_exact(3)
+        .map(|t| {
+            let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+            for &v in t {
+                let (x, z) = (mesh.verts[v as usize * 3], mesh.verts[v as usize * 3 + 2]);
+                lo = [lo[0].min(x), lo[1].min(z)];
+                hi = [hi[0].max(x), hi[1].max(z)];
+            }
+            (lo, hi)
+        })
+        .collect()
+}
+
 /// Builds every tile of `mesh` with Recast: the timed workload. Per-triangle x–z bounds are
 /// computed once; each tile culls the triangles overlapping its padded bounds by brute force.
 pub fn build(ctx: &Context, mesh: &TriMesh, s: &Settings) -> Build {
     let mut b = layout(mesh, s);
-    let nt = mesh.tri_count();
-    let mut tri_bounds = Vec::with_capacity(nt);
-    for t in mesh.tris.chunks_exact(3) {
-        let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
-        for &v in t {
-            let (x, z) = (mesh.verts[v as usize * 3], mesh.verts[v as usize * 3 + 2]);
-            lo = [lo[0].min(x), lo[1].min(z)];
-            hi = [hi[0].max(x), hi[1].max(z)];
-        }
-        tri_bounds.push((lo, hi));
-    }
-    let mut scratch = TileScratch::default();
+    let bounds = tri_bounds(mesh);
+    let mut scratch = Scratch::default();
     for ty in 0..b.tiles_wh.1 {
         for tx in 0..b.tiles_wh.0 {
+            let cfg = tile_config(s, &b, tx, ty);
             if let Some((blob, polys)) =
-                build_tile(ctx, mesh, &tri_bounds, s, &b, tx, ty, &mut scratch)
+                build_tile(ctx, mesh, &bounds, s, &cfg, tx, ty, &mut scratch)
             {
                 b.polys += polys;
                 b.blobs.push(blob);
@@ -251,25 +259,16 @@ pub fn build(ctx: &Context, mesh: &TriMesh, s: &Settings) -> Build {
     b
 }
 
+/// Reused per-tile buffers.
 #[derive(Default)]
-struct TileScratch {
+pub struct Scratch {
     tris: Vec<i32>,
     areas: Vec<u8>,
 }
 
-/// One tile, `Sample_TileMesh::buildTileMesh` step by step; `None` for a tile the demo skips
-/// (no triangles, no contours, too many vertices, or no Detour data).
-#[allow(clippy::too_many_arguments)]
-fn build_tile(
-    ctx: &Context,
-    mesh: &TriMesh,
-    tri_bounds: &[([f32; 2], [f32; 2])],
-    s: &Settings,
-    b: &Build,
-    tx: i32,
-    ty: i32,
-    scratch: &mut TileScratch,
-) -> Option<(Blob, usize)> {
+/// The `rcConfig` of tile (tx, ty): the tile's bounds, padded by the border on x and z, in f32
+/// exactly as the demo computes them.
+pub fn tile_config(s: &Settings, b: &Build, tx: i32, ty: i32) -> rc::rcConfig {
     let mut cfg = s.config();
     let tcs = s.tile_world();
     cfg.bmin = [
@@ -287,7 +286,36 @@ fn build_tile(
     cfg.bmin[2] -= pad;
     cfg.bmax[0] += pad;
     cfg.bmax[2] += pad;
+    cfg
+}
 
+/// An eroded compact heightfield, freed on drop.
+pub struct Chf(*mut rc::rcCompactHeightfield);
+
+impl Chf {
+    /// The raw pointer for Recast calls.
+    pub fn raw(&self) -> *mut rc::rcCompactHeightfield {
+        self.0
+    }
+}
+
+impl Drop for Chf {
+    fn drop(&mut self) {
+        // SAFETY: allocated by rcAllocCompactHeightfield, freed once.
+        unsafe { rc::rcFreeCompactHeightfield(self.0) }
+    }
+}
+
+/// The stages both pipelines share: the triangles overlapping the tile, marked walkable by slope,
+/// rasterized, the three span filters, the compact heightfield and erosion by the agent radius.
+/// `None` when no triangle overlaps the tile or a stage fails.
+pub fn rasterize_and_erode(
+    ctx: &Context,
+    mesh: &TriMesh,
+    tri_bounds: &[([f32; 2], [f32; 2])],
+    cfg: &rc::rcConfig,
+    scratch: &mut Scratch,
+) -> Option<Chf> {
     scratch.tris.clear();
     for (i, (lo, hi)) in tri_bounds.iter().enumerate() {
         let overlap = !(lo[0] > cfg.bmax[0]
@@ -306,11 +334,11 @@ fn build_tile(
     scratch.areas.resize(nct, 0);
     let c = ctx.raw();
     let nv = mesh.vert_count() as i32;
-    // SAFETY: every pointer passed below is either a live Recast object allocated here and freed
-    // before returning, or a slice of the stated length; Recast reads/writes only within them.
+    // SAFETY: every pointer is a live Recast object allocated here (freed before returning, or
+    // owned by the returned `Chf`) or a slice of the stated length.
     unsafe {
         let solid = rc::rcAllocHeightfield();
-        if !rc::rcCreateHeightfield(
+        let mut ok = rc::rcCreateHeightfield(
             c,
             solid,
             cfg.width,
@@ -319,29 +347,28 @@ fn build_tile(
             cfg.bmax.as_ptr(),
             cfg.cs,
             cfg.ch,
-        ) {
-            rc::rcFreeHeightField(solid);
-            return None;
+        );
+        if ok {
+            rc::rcMarkWalkableTriangles(
+                c,
+                cfg.walkableSlopeAngle,
+                mesh.verts.as_ptr(),
+                nv,
+                scratch.tris.as_ptr(),
+                nct as i32,
+                scratch.areas.as_mut_ptr(),
+            );
+            ok = rc::rcRasterizeTriangles(
+                c,
+                mesh.verts.as_ptr(),
+                nv,
+                scratch.tris.as_ptr(),
+                scratch.areas.as_ptr(),
+                nct as i32,
+                solid,
+                cfg.walkableClimb,
+            );
         }
-        rc::rcMarkWalkableTriangles(
-            c,
-            cfg.walkableSlopeAngle,
-            mesh.verts.as_ptr(),
-            nv,
-            scratch.tris.as_ptr(),
-            nct as i32,
-            scratch.areas.as_mut_ptr(),
-        );
-        let ok = rc::rcRasterizeTriangles(
-            c,
-            mesh.verts.as_ptr(),
-            nv,
-            scratch.tris.as_ptr(),
-            scratch.areas.as_ptr(),
-            nct as i32,
-            solid,
-            cfg.walkableClimb,
-        );
         if !ok {
             rc::rcFreeHeightField(solid);
             return None;
@@ -349,28 +376,51 @@ fn build_tile(
         rc::rcFilterLowHangingWalkableObstacles(c, cfg.walkableClimb, solid);
         rc::rcFilterLedgeSpans(c, cfg.walkableHeight, cfg.walkableClimb, solid);
         rc::rcFilterWalkableLowHeightSpans(c, cfg.walkableHeight, solid);
-        let chf = rc::rcAllocCompactHeightfield();
-        let ok =
-            rc::rcBuildCompactHeightfield(c, cfg.walkableHeight, cfg.walkableClimb, solid, chf);
+        let chf = Chf(rc::rcAllocCompactHeightfield());
+        let ok = rc::rcBuildCompactHeightfield(
+            c,
+            cfg.walkableHeight,
+            cfg.walkableClimb,
+            solid,
+            chf.raw(),
+        );
         rc::rcFreeHeightField(solid);
-        if !ok
-            || !rc::rcErodeWalkableArea(c, cfg.walkableRadius, chf)
-            || !rc::rcBuildDistanceField(c, chf)
+        (ok && rc::rcErodeWalkableArea(c, cfg.walkableRadius, chf.raw())).then_some(chf)
+    }
+}
+
+/// One tile, `Sample_TileMesh::buildTileMesh` step by step; `None` for a tile the demo skips
+/// (no triangles, no contours, too many vertices, or no Detour data).
+#[allow(clippy::too_many_arguments)]
+fn build_tile(
+    ctx: &Context,
+    mesh: &TriMesh,
+    tri_bounds: &[([f32; 2], [f32; 2])],
+    s: &Settings,
+    cfg: &rc::rcConfig,
+    tx: i32,
+    ty: i32,
+    scratch: &mut Scratch,
+) -> Option<(Blob, usize)> {
+    let chf = rasterize_and_erode(ctx, mesh, tri_bounds, cfg, scratch)?;
+    let c = ctx.raw();
+    // SAFETY: as in `rasterize_and_erode`: live objects allocated here and freed before returning.
+    unsafe {
+        if !rc::rcBuildDistanceField(c, chf.raw())
             || !rc::rcBuildRegions(
                 c,
-                chf,
+                chf.raw(),
                 cfg.borderSize,
                 cfg.minRegionArea,
                 cfg.mergeRegionArea,
             )
         {
-            rc::rcFreeCompactHeightfield(chf);
             return None;
         }
         let cset = rc::rcAllocContourSet();
         let ok = rc::rcBuildContours(
             c,
-            chf,
+            chf.raw(),
             cfg.maxSimplificationError,
             cfg.maxEdgeLen,
             cset,
@@ -378,29 +428,27 @@ fn build_tile(
         );
         if !ok || (*cset).nconts == 0 {
             rc::rcFreeContourSet(cset);
-            rc::rcFreeCompactHeightfield(chf);
             return None;
         }
         let pmesh = rc::rcAllocPolyMesh();
         if !rc::rcBuildPolyMesh(c, cset, cfg.maxVertsPerPoly, pmesh) {
             rc::rcFreePolyMesh(pmesh);
             rc::rcFreeContourSet(cset);
-            rc::rcFreeCompactHeightfield(chf);
             return None;
         }
         let dmesh = rc::rcAllocPolyMeshDetail();
         let ok = rc::rcBuildPolyMeshDetail(
             c,
             pmesh,
-            chf,
+            chf.raw(),
             cfg.detailSampleDist,
             cfg.detailSampleMaxError,
             dmesh,
         );
-        rc::rcFreeCompactHeightfield(chf);
+        drop(chf);
         rc::rcFreeContourSet(cset);
         let out = if ok {
-            make_tile_data(pmesh, dmesh, s, &cfg, tx, ty)
+            make_tile_data(pmesh, dmesh, s, cfg, tx, ty)
         } else {
             None
         };

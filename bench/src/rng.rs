@@ -36,17 +36,18 @@ impl SplitMix64 {
     }
 }
 
-/// `n` points drawn in the box `bmin..bmax`, x, y, z in turn per point.
+/// A point drawn in the box `bmin..bmax`, x, y, z in turn.
+pub fn point(rng: &mut SplitMix64, bmin: [f32; 3], bmax: [f32; 3]) -> [f32; 3] {
+    let mut p = [0.0f32; 3];
+    for k in 0..3 {
+        p[k] = bmin[k] + rng.unit() * (bmax[k] - bmin[k]);
+    }
+    p
+}
+
+/// `n` points drawn in the box `bmin..bmax`.
 pub fn points(rng: &mut SplitMix64, bmin: [f32; 3], bmax: [f32; 3], n: usize) -> Vec<[f32; 3]> {
-    (0..n)
-        .map(|_| {
-            let mut p = [0.0f32; 3];
-            for k in 0..3 {
-                p[k] = bmin[k] + rng.unit() * (bmax[k] - bmin[k]);
-            }
-            p
-        })
-        .collect()
+    (0..n).map(|_| point(rng, bmin, bmax)).collect()
 }
 
 /// `n` pairs of indices into `found` (drawn with replacement), or none when `found` is empty.
