@@ -79,12 +79,16 @@ pub struct Case {
     pub pairs: Vec<(usize, usize)>,
 }
 
-/// Reads and prepares `dir/name.obj`.
-pub fn prepare(ctx: &Context, dir: &Path, name: &str) -> Result<Case, String> {
+/// Reads `dir/name.obj` (an input error: the caller exits with 2).
+pub fn read(dir: &Path, name: &str) -> Result<TriMesh, String> {
     let path = dir.join(format!("{name}.obj"));
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let tri = obj::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    obj::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Prepares mesh `name` from its triangles.
+pub fn prepare(ctx: &Context, name: &str, tri: TriMesh) -> Result<Case, String> {
     let build = recast::build(ctx, &tri, &recast::DEMO);
     if build.blobs.is_empty() {
         return Err(format!("{name}: Recast built no tiles"));

@@ -139,7 +139,7 @@ impl Plan {
                 meshes: (61, 5),
                 state: 41,
                 builds: 11,
-                world: (32, 15),
+                world: (32, 31),
                 cache: (200, 5),
             }
         }
@@ -182,7 +182,23 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match pool.install(|| run(&o, &dir)) {
+    // Every input is read and checked before anything is measured: a bad one exits with 2.
+    let names: Vec<&str> = MESHES
+        .iter()
+        .copied()
+        .filter(|m| o.only.is_empty() || o.only.iter().any(|x| x == m))
+        .collect();
+    let mut inputs = Vec::new();
+    for name in names {
+        match case::read(&dir, name) {
+            Ok(t) => inputs.push((name.to_string(), t)),
+            Err(e) => {
+                eprintln!("onav-bench: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match pool.install(|| run(&o, inputs, &dir)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("onav-bench: {e}");
@@ -197,7 +213,7 @@ fn load() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-fn run(o: &Options, dir: &Path) -> Result<(), String> {
+fn run(o: &Options, inputs: Vec<(String, obj::TriMesh)>, dir: &Path) -> Result<(), String> {
     let start = Instant::now();
     let plan = Plan::of(o.quick);
     let overhead = timing::timer_overhead();
@@ -218,15 +234,11 @@ fn run(o: &Options, dir: &Path) -> Result<(), String> {
         plan.queries, plan.meshes.0, plan.meshes.1, plan.state
     );
     let ctx = recast::Context::new();
-    let names: Vec<&str> = MESHES
-        .iter()
-        .copied()
-        .filter(|m| o.only.is_empty() || o.only.iter().any(|x| x == m))
-        .collect();
     let mut all = Vec::new();
-    for name in &names {
+    for (name, tri) in inputs {
+        let name = &name;
         eprintln!("onav-bench: {name}: building and converting");
-        let c = case::prepare(&ctx, dir, name)?;
+        let c = case::prepare(&ctx, name, tri)?;
         eprintln!("onav-bench: {name}: Recast builds");
         let build = compare::build3d::run(&ctx, &c, plan.builds)?;
         eprintln!("onav-bench: {name}: queries");

@@ -13,7 +13,7 @@ use std::time::Instant;
 use crate::adapter::Ref;
 use crate::case::{Case, EXTENTS, NODES};
 use crate::detour::{self, PolyRef};
-use crate::timing::{interleave, Stats};
+use crate::timing::{interleave_chunks, Stats};
 
 /// Timings (ns per query) of one query kind: Detour, onav.
 pub type Pair = (Stats, Stats);
@@ -100,8 +100,16 @@ fn inputs(c: &Case) -> Inputs {
     i
 }
 
-fn per_query(n: usize, t: Instant) -> f64 {
-    t.elapsed().as_nanos() as f64 / n.max(1) as f64
+/// Each batch of 1000 runs as this many chunks (about 0.1–1 ms each).
+const CHUNKS: usize = 10;
+
+/// The items of chunk k of n.
+fn chunk(k: usize, n: usize) -> std::ops::Range<usize> {
+    k * n / CHUNKS..(k + 1) * n / CHUNKS
+}
+
+fn ns(t: Instant) -> f64 {
+    t.elapsed().as_nanos() as f64
 }
 
 /// Runs the query comparison with `rounds` interleaved rounds.
@@ -115,52 +123,7 @@ pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
     let mut buf = vec![0 as PolyRef; 256];
     let mut sbuf = vec![0f32; 256 * 3];
 
-    let mut r = QueryReport::default();
-    let s = interleave(
-        rounds,
-        &mut [
-            &mut || {
-                let t = Instant::now();
-                for p in &c.points {
-                    black_box(dq.nearest(p, &EXTENTS));
-                }
-                per_query(c.points.len(), t)
-            },
-            &mut || {
-                let t = Instant::now();
-                for p in &pts64 {
-                    black_box(oq.nearest(*p, ext64));
-                }
-                per_query(pts64.len(), t)
-            },
-        ],
-    );
-    r.nearest = (s[0], s[1]);
-
-    let s = interleave(
-        rounds,
-        &mut [
-            &mut || {
-                let t = Instant::now();
-                for k in 0..np {
-                    let (a, b) = (&inp.d_start[k], &inp.d_end[k]);
-                    black_box(dq.path(a.0, b.0, &a.1, &b.1, &mut buf));
-                }
-                per_query(np, t)
-            },
-            &mut || {
-                let t = Instant::now();
-                for k in 0..np {
-                    let (a, b) = (&inp.o_start[k], &inp.o_end[k]);
-                    black_box(oq.path(a.0, b.0, a.1, b.1));
-                }
-                per_query(np, t)
-            },
-        ],
-    );
-    r.path = (s[0], s[1]);
-
-    // Each engine's own corridors, computed once.
+    // Each engine's own corridors, computed once (for the straight paths).
     let mut d_corr = Vec::with_capacity(np);
     let mut d_partial = Vec::with_capacity(np);
     let mut o_paths = Vec::with_capacity(np);
@@ -172,55 +135,102 @@ pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
         let (a, b) = (&inp.o_start[k], &inp.o_end[k]);
         o_paths.push(oq.path(a.0, b.0, a.1, b.1));
     }
-    let s = interleave(
+
+    let mut r = QueryReport::default();
+    let npt = c.points.len();
+    let s = interleave_chunks(
         rounds,
+        CHUNKS,
+        npt,
         &mut [
-            &mut || {
+            &mut |k| {
                 let t = Instant::now();
-                for k in 0..np {
-                    black_box(dq.straight(
-                        &inp.d_start[k].1,
-                        &inp.d_end[k].1,
-                        &d_corr[k],
-                        &mut sbuf,
-                    ));
+                for p in &c.points[chunk(k, npt)] {
+                    black_box(dq.nearest(p, &EXTENTS));
                 }
-                per_query(np, t)
+                ns(t)
             },
-            &mut || {
+            &mut |k| {
                 let t = Instant::now();
-                for k in 0..np {
-                    if let Some(p) = &o_paths[k] {
-                        black_box(oq.straight(inp.o_start[k].1, inp.o_end[k].1, &p.corridor));
+                for p in &pts64[chunk(k, npt)] {
+                    black_box(oq.nearest(*p, ext64));
+                }
+                ns(t)
+            },
+        ],
+    );
+    r.nearest = (s[0], s[1]);
+
+    let s = interleave_chunks(
+        rounds,
+        CHUNKS,
+        np,
+        &mut [
+            &mut |k| {
+                let t = Instant::now();
+                for i in chunk(k, np) {
+                    let (a, b) = (&inp.d_start[i], &inp.d_end[i]);
+                    black_box(dq.path(a.0, b.0, &a.1, &b.1, &mut buf));
+                }
+                ns(t)
+            },
+            &mut |k| {
+                let t = Instant::now();
+                for i in chunk(k, np) {
+                    let (a, b) = (&inp.o_start[i], &inp.o_end[i]);
+                    black_box(oq.path(a.0, b.0, a.1, b.1));
+                }
+                ns(t)
+            },
+        ],
+    );
+    r.path = (s[0], s[1]);
+
+    let s = interleave_chunks(
+        rounds,
+        CHUNKS,
+        np,
+        &mut [
+            &mut |k| {
+                let t = Instant::now();
+                for i in chunk(k, np) {
+                    let (a, b) = (&inp.d_start[i].1, &inp.d_end[i].1);
+                    black_box(dq.straight(a, b, &d_corr[i], &mut sbuf));
+                }
+                ns(t)
+            },
+            &mut |k| {
+                let t = Instant::now();
+                for i in chunk(k, np) {
+                    if let Some(p) = &o_paths[i] {
+                        black_box(oq.straight(inp.o_start[i].1, inp.o_end[i].1, &p.corridor));
                     }
                 }
-                per_query(np, t)
+                ns(t)
             },
         ],
     );
     r.straight = (s[0], s[1]);
 
-    let s = interleave(
+    let s = interleave_chunks(
         rounds,
+        CHUNKS,
+        np,
         &mut [
-            &mut || {
+            &mut |k| {
                 let t = Instant::now();
-                for k in 0..np {
-                    black_box(dq.raycast(
-                        inp.d_start[k].0,
-                        &inp.d_start[k].1,
-                        &inp.d_end[k].1,
-                        &mut buf,
-                    ));
+                for i in chunk(k, np) {
+                    let (a, b) = (&inp.d_start[i], &inp.d_end[i].1);
+                    black_box(dq.raycast(a.0, &a.1, b, &mut buf));
                 }
-                per_query(np, t)
+                ns(t)
             },
-            &mut || {
+            &mut |k| {
                 let t = Instant::now();
-                for k in 0..np {
-                    black_box(oq.raycast(inp.o_start[k].0, inp.o_start[k].1, inp.o_end[k].1));
+                for i in chunk(k, np) {
+                    black_box(oq.raycast(inp.o_start[i].0, inp.o_start[i].1, inp.o_end[i].1));
                 }
-                per_query(np, t)
+                ns(t)
             },
         ],
     );
