@@ -534,46 +534,32 @@ fn print_all(all: &[Results], world: &compare::world::WorldReport) {
     t.print();
 
     let mut t = table("## Building and restoring whole meshes, µs per mesh", all);
-    let m = |r: &Results| r.meshes;
     row(
         &mut t,
         "Detour: dtAllocNavMesh + init + addTile × all",
         all,
-        |r| time(&m(r).detour_add, US),
+        |r| time(&r.meshes.detour_add, US),
     );
-    row(
-        &mut t,
-        "onav: parse + add_tile × all (incremental stitch)",
-        all,
-        |r| time(&m(r).onav_add, US),
-    );
-    row(&mut t, "… onav/Detour", all, |r| {
-        ratio(&m(r).onav_add.ratio(&m(r).detour_add))
-    });
-    row(
-        &mut t,
-        "onav: restore Full snapshot into a new mesh",
-        all,
-        |r| time(&m(r).restore_full, US),
-    );
-    row(&mut t, "… onav/Detour", all, |r| {
-        ratio(&m(r).restore_full.ratio(&m(r).detour_add))
-    });
-    row(
-        &mut t,
-        "onav: restore Referenced snapshot into a new mesh",
-        all,
-        |r| time(&m(r).restore_ref, US),
-    );
-    row(&mut t, "… onav/Detour", all, |r| {
-        ratio(&m(r).restore_ref.ratio(&m(r).detour_add))
-    });
-    row(&mut t, "onav: read_mesh", all, |r| {
-        time(&m(r).read_mesh, US)
-    });
-    row(&mut t, "… onav/Detour", all, |r| {
-        ratio(&m(r).read_mesh.ratio(&m(r).detour_add))
-    });
+    type Step = fn(&compare::meshes::MeshReport) -> timing::Stats;
+    let steps: [(&str, Step); 4] = [
+        ("onav: parse + add_tile × all (incremental stitch)", |m| {
+            m.onav_add
+        }),
+        ("onav: restore Full snapshot into a new mesh", |m| {
+            m.restore_full
+        }),
+        ("onav: restore Referenced snapshot into a new mesh", |m| {
+            m.restore_ref
+        }),
+        ("onav: read_mesh", |m| m.read_mesh),
+    ];
+    for (label, f) in steps {
+        row(&mut t, label, all, |r| time(&f(&r.meshes), US));
+        row(&mut t, "… onav/Detour", all, |r| {
+            ratio(&f(&r.meshes).ratio(&r.meshes.detour_add))
+        });
+    }
+    let m = |r: &Results| r.meshes;
     row(
         &mut t,
         "bytes: onav tiles / Full snapshot / Referenced snapshot / mesh file",
@@ -635,34 +621,21 @@ fn print_all(all: &[Results], world: &compare::world::WorldReport) {
         all,
         |r| ratio(&r.state.rollback[1].1.ratio(&r.meshes.restore_ref)),
     );
-    row(
-        &mut t,
-        "peak memory of a Full restore into a new mesh / the mesh it makes (KiB)",
-        all,
-        |r| {
-            let u = r.state.mem_full;
+    type Mem = fn(&compare::state::StateReport) -> alloc::Usage;
+    let mems: [(&str, Mem); 2] = [("Full", |s| s.mem_full), ("Referenced", |s| s.mem_ref)];
+    for (mode, f) in mems {
+        let label =
+            format!("peak memory of a {mode} restore into a new mesh / the mesh it makes (KiB)");
+        row(&mut t, &label, all, |r| {
+            let u = f(&r.state);
             format!(
                 "{:.2} ({:.1} / {:.1})",
                 u.peak as f64 / u.kept as f64,
                 u.peak as f64 / 1024.0,
                 u.kept as f64 / 1024.0
             )
-        },
-    );
-    row(
-        &mut t,
-        "peak memory of a Referenced restore into a new mesh / the mesh it makes (KiB)",
-        all,
-        |r| {
-            let u = r.state.mem_ref;
-            format!(
-                "{:.2} ({:.1} / {:.1})",
-                u.peak as f64 / u.kept as f64,
-                u.peak as f64 / 1024.0,
-                u.kept as f64 / 1024.0
-            )
-        },
-    );
+        });
+    }
     row(
         &mut t,
         "peak memory of a Full in-place rollback of every polygon, KiB (/ the Full-restored mesh)",

@@ -108,8 +108,21 @@ fn chunk(k: usize, n: usize) -> std::ops::Range<usize> {
     k * n / CHUNKS..(k + 1) * n / CHUNKS
 }
 
-fn ns(t: Instant) -> f64 {
-    t.elapsed().as_nanos() as f64
+/// Detour's and onav's timings of one query kind over `n` items, `d(i)` and `o(i)` running item
+/// i, interleaved in chunks.
+fn pair(rounds: usize, n: usize, mut d: impl FnMut(usize), mut o: impl FnMut(usize)) -> Pair {
+    let time = |f: &mut dyn FnMut(usize), k: usize| {
+        let t = Instant::now();
+        chunk(k, n).for_each(&mut *f);
+        t.elapsed().as_nanos() as f64
+    };
+    let s = interleave_chunks(
+        rounds,
+        CHUNKS,
+        n,
+        &mut [&mut |k| time(&mut d, k), &mut |k| time(&mut o, k)],
+    );
+    (s[0], s[1])
 }
 
 /// Runs the query comparison with `rounds` interleaved rounds.
@@ -138,103 +151,49 @@ pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
 
     let mut r = QueryReport::default();
     let npt = c.points.len();
-    let s = interleave_chunks(
+    r.nearest = pair(
         rounds,
-        CHUNKS,
         npt,
-        &mut [
-            &mut |k| {
-                let t = Instant::now();
-                for p in &c.points[chunk(k, npt)] {
-                    black_box(dq.nearest(p, &EXTENTS));
-                }
-                ns(t)
-            },
-            &mut |k| {
-                let t = Instant::now();
-                for p in &pts64[chunk(k, npt)] {
-                    black_box(oq.nearest(*p, ext64));
-                }
-                ns(t)
-            },
-        ],
+        |i| {
+            black_box(dq.nearest(&c.points[i], &EXTENTS));
+        },
+        |i| {
+            black_box(oq.nearest(pts64[i], ext64));
+        },
     );
-    r.nearest = (s[0], s[1]);
-
-    let s = interleave_chunks(
+    let (ds, de, os, oe) = (&inp.d_start, &inp.d_end, &inp.o_start, &inp.o_end);
+    r.path = pair(
         rounds,
-        CHUNKS,
         np,
-        &mut [
-            &mut |k| {
-                let t = Instant::now();
-                for i in chunk(k, np) {
-                    let (a, b) = (&inp.d_start[i], &inp.d_end[i]);
-                    black_box(dq.path(a.0, b.0, &a.1, &b.1, &mut buf));
-                }
-                ns(t)
-            },
-            &mut |k| {
-                let t = Instant::now();
-                for i in chunk(k, np) {
-                    let (a, b) = (&inp.o_start[i], &inp.o_end[i]);
-                    black_box(oq.path(a.0, b.0, a.1, b.1));
-                }
-                ns(t)
-            },
-        ],
+        |i| {
+            black_box(dq.path(ds[i].0, de[i].0, &ds[i].1, &de[i].1, &mut buf));
+        },
+        |i| {
+            black_box(oq.path(os[i].0, oe[i].0, os[i].1, oe[i].1));
+        },
     );
-    r.path = (s[0], s[1]);
-
-    let s = interleave_chunks(
+    r.straight = pair(
         rounds,
-        CHUNKS,
         np,
-        &mut [
-            &mut |k| {
-                let t = Instant::now();
-                for i in chunk(k, np) {
-                    let (a, b) = (&inp.d_start[i].1, &inp.d_end[i].1);
-                    black_box(dq.straight(a, b, &d_corr[i], &mut sbuf));
-                }
-                ns(t)
-            },
-            &mut |k| {
-                let t = Instant::now();
-                for i in chunk(k, np) {
-                    if let Some(p) = &o_paths[i] {
-                        black_box(oq.straight(inp.o_start[i].1, inp.o_end[i].1, &p.corridor));
-                    }
-                }
-                ns(t)
-            },
-        ],
+        |i| {
+            black_box(dq.straight(&ds[i].1, &de[i].1, &d_corr[i], &mut sbuf));
+        },
+        |i| {
+            if let Some(p) = &o_paths[i] {
+                black_box(oq.straight(os[i].1, oe[i].1, &p.corridor));
+            }
+        },
     );
-    r.straight = (s[0], s[1]);
-
-    let s = interleave_chunks(
+    r.raycast = pair(
         rounds,
-        CHUNKS,
         np,
-        &mut [
-            &mut |k| {
-                let t = Instant::now();
-                for i in chunk(k, np) {
-                    let (a, b) = (&inp.d_start[i], &inp.d_end[i].1);
-                    black_box(dq.raycast(a.0, &a.1, b, &mut buf));
-                }
-                ns(t)
-            },
-            &mut |k| {
-                let t = Instant::now();
-                for i in chunk(k, np) {
-                    black_box(oq.raycast(inp.o_start[i].0, inp.o_start[i].1, inp.o_end[i].1));
-                }
-                ns(t)
-            },
-        ],
+        |i| {
+            black_box(dq.raycast(ds[i].0, &ds[i].1, &de[i].1, &mut buf));
+        },
+        |i| {
+            black_box(oq.raycast(os[i].0, os[i].1, oe[i].1));
+        },
     );
-    r.raycast = (s[0], s[1]);
 
     // Agreement.
     let a = &mut r.agree;
