@@ -594,33 +594,34 @@ fn print_all(all: &[Results], world: &compare::world::WorldReport) {
             )
         },
     );
-    row(&mut t, "Detour restoreTileState loop", all, |r| {
-        time(&r.state.restore, US)
-    });
-    for (i, e) in compare::state::Edits::ALL.iter().enumerate() {
-        row(
-            &mut t,
-            &format!("onav in-place restore, {}: Referenced / Full", e.label()),
-            all,
-            |r| {
-                let (_, a, b) = r.state.rollback[i];
-                format!("{} / {}", time(&a, US), time(&b, US))
-            },
+    let variants: Vec<compare::state::Edits> = all
+        .first()
+        .map(|r| r.state.rollback.iter().map(|x| x.edits).collect())
+        .unwrap_or_default();
+    for (i, e) in variants.iter().enumerate() {
+        let label = format!(
+            "in-place restore, {}: onav Referenced / onav Full / Detour restoreTileState loop",
+            e.label()
         );
-        row(&mut t, "… onav/Detour: Referenced / Full", all, |r| {
-            let (_, a, b) = r.state.rollback[i];
+        row(&mut t, &label, all, |r| {
+            let x = r.state.rollback[i];
             format!(
-                "{} / {}",
-                ratio(&a.ratio(&r.state.restore)),
-                ratio(&b.ratio(&r.state.restore))
+                "{} / {} / {}",
+                time(&x.referenced, US),
+                time(&x.full, US),
+                time(&x.detour, US)
             )
+        });
+        row(&mut t, "… onav/Detour: Referenced / Full", all, |r| {
+            let (a, b) = r.state.rollback[i].ratios();
+            format!("{} / {}", ratio(&a), ratio(&b))
         });
     }
     row(
         &mut t,
         "rollback (Referenced, every 7th polygon) / Referenced restore into a new mesh",
         all,
-        |r| ratio(&r.state.rollback[1].1.ratio(&r.meshes.restore_ref)),
+        |r| ratio(&r.state.rollback[1].referenced.ratio(&r.meshes.restore_ref)),
     );
     type Mem = fn(&compare::state::StateReport) -> alloc::Usage;
     let mems: [(&str, Mem); 2] = [("Full", |s| s.mem_full), ("Referenced", |s| s.mem_ref)];
@@ -727,17 +728,17 @@ fn print_all(all: &[Results], world: &compare::world::WorldReport) {
         Target {
             name: "rollback Referenced (every 7th polygon) / restoreTileState loop".into(),
             bound: 1.0,
-            values: per(&|r| r.state.rollback[1].1.ratio(&r.state.restore)),
+            values: per(&|r| r.state.rollback[1].ratios().0),
         },
         Target {
             name: "rollback Full (every 7th polygon) / restoreTileState loop".into(),
             bound: 1.0,
-            values: per(&|r| r.state.rollback[1].2.ratio(&r.state.restore)),
+            values: per(&|r| r.state.rollback[1].ratios().1),
         },
         Target {
             name: "rollback Referenced (every polygon) / restoreTileState loop".into(),
             bound: 1.0,
-            values: per(&|r| r.state.rollback[2].1.ratio(&r.state.restore)),
+            values: per(&|r| r.state.rollback[2].ratios().0),
         },
     ];
     let mem = |u: &alloc::Usage| {

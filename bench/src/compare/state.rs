@@ -49,19 +49,40 @@ impl Edits {
     }
 }
 
+/// One in-place restore variant and the Detour loop interleaved with it (ns per call).
+#[derive(Debug, Clone, Copy)]
+pub struct Rollback {
+    /// What differs.
+    pub edits: Edits,
+    /// onav, Referenced snapshot.
+    pub referenced: Stats,
+    /// onav, Full snapshot.
+    pub full: Stats,
+    /// Detour's restoreTileState loop over every tile.
+    pub detour: Stats,
+}
+
+impl Rollback {
+    /// onav / Detour, Referenced and Full.
+    pub fn ratios(&self) -> (crate::timing::Ratio, crate::timing::Ratio) {
+        (
+            self.referenced.ratio(&self.detour),
+            self.full.ratio(&self.detour),
+        )
+    }
+}
+
 /// Timings (ns per call, all tiles) and sizes.
 #[derive(Debug, Clone, Default)]
 pub struct StateReport {
     /// Detour storeTileState loop.
     pub store: Stats,
-    /// Detour restoreTileState loop.
-    pub restore: Stats,
     /// Detour tile-state bytes.
     pub state_bytes: usize,
     /// onav snapshot writes: Referenced, Full.
     pub write: (Stats, Stats),
-    /// In-place restores: (variant, Referenced, Full).
-    pub rollback: Vec<(Edits, Stats, Stats)>,
+    /// In-place restores, one per variant.
+    pub rollback: Vec<Rollback>,
     /// Peak and kept bytes of a Full restore into a new mesh.
     pub mem_full: alloc::Usage,
     /// Peak and kept bytes of a Referenced restore into a new mesh.
@@ -124,11 +145,12 @@ pub fn run(c: &Case, rounds: usize, overhead: f64) -> Result<StateReport, String
         if m_ref.snapshot(false) != referenced || m_full.snapshot(false) != referenced {
             return Err("a rollback did not restore the snapshot's state".into());
         }
-        r.rollback.push((edits, s[0], s[1]));
-        // The Detour loop is the same whatever onav rolls back: keep the lowest-median set.
-        if r.restore.median == 0.0 || s[2].median < r.restore.median {
-            r.restore = s[2];
-        }
+        r.rollback.push(Rollback {
+            edits,
+            referenced: s[0],
+            full: s[1],
+            detour: s[2],
+        });
     }
 
     let empty = adapter::empty_library();
