@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 fn fuzz_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
 }
 
 /// The files of `dir`, sorted by name (none if it does not exist).

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 fn seeds_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds")
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! Fuzzing entry points (DESIGN §11, `spec/security.md`). Each `fuzz_*` function takes arbitrary
 //! bytes, runs one parser or one operation sequence, and asserts the invariants that hold for
 //! every input: it panics exactly when it finds a bug. The cargo-fuzz targets in `fuzz/` are
-//! one-line wrappers around these functions, and `impl/tests/integration/fuzz_replay.rs` replays every seed
+//! one-line wrappers around these functions, and `impl/onav/tests/integration/fuzz_replay.rs` replays every seed
 //! and regression file through them on stable Rust, so a crash found once stays tested.
 //!
 //! The fixtures (a generated world, its tile library, a busy mesh and its snapshots) are built
@@ -1068,7 +1068,7 @@ pub fn fuzz_differential(data: &[u8]) {
     );
 }
 
-/// Every named seed input that `impl/tests/integration/fuzz_seeds.rs` writes to `fuzz/seeds/<target>/`:
+/// Every named seed input that `impl/onav/tests/integration/fuzz_seeds.rs` writes to `fuzz/seeds/<target>/`:
 /// (target, file name, bytes). Built from real snapshots, tiles and mesh files.
 pub fn seed_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     let fx = fixture();

@@ -74,7 +74,7 @@ fn the_same_triangle_at_a_sane_scale_is_rejected_too() {
 fn regression_file_matches() {
     let bytes = clockwise_overflowing_triangle().to_bytes();
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz/regressions/tile_parse/nan-orientation-clockwise.ontl");
+        .join("../../fuzz/regressions/tile_parse/nan-orientation-clockwise.ontl");
     if std::env::var_os("ONAV_WRITE_SEEDS").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &bytes).unwrap();
