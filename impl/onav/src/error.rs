@@ -1,8 +1,7 @@
 //! Error types (DESIGN §9): `FormatError` for bytes that break a rule, `FingerprintError` for a
 //! settings digest that does not match, `MeshError` for mesh operations, `RestoreError` for either.
 
-use crate::ids::{PolyRef, TilePos, TileRef};
-use crate::params::SettingsDigest;
+use crate::ids::{PolyRef, SettingsDigest, TilePos, TileRef};
 
 /// Why bytes were rejected. Conformance compares only the error class and field path; the reason
 /// is for people and for tests of this implementation.

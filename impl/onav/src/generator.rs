@@ -5,8 +5,8 @@
 //! generated separately stitch across their borders.
 
 use crate::geom::Vec3;
-use crate::ids::{PolyIndex, Side, TilePos};
-use crate::params::{Grid, MeshParams, SettingsDigest};
+use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
+use crate::params::{Grid, MeshParams};
 use crate::tile::{AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, Polygon, RawTile};
 
 /// The settings of a generated world. All fields are plain values so a scenario file can state them.

@@ -1,5 +1,7 @@
-//! Newtypes per index space (`spec/navmesh-format.md` §5): references, slots, positions, sides
-//! and content ids. No sentinels: an absent reference is `None`.
+//! The identifiers every other module names things by: newtypes per index space
+//! (`spec/navmesh-format.md` §5: references, slots, polygons, positions, sides) and the two
+//! SHA-256 digests (the settings digest of §2, the tile content id of §4). No sentinels: an
+//! absent reference is `None`. A leaf module: it depends on `limits` only.
 
 use crate::limits::{MAX_GENERATION, MAX_POLYS, MAX_SLOTS};
 
@@ -199,7 +201,7 @@ impl TileContentId {
 
     /// 64 lowercase hex digits.
     pub fn to_hex(&self) -> String {
-        crate::params::hex(&self.0)
+        hex(&self.0)
     }
 }
 
@@ -207,4 +209,44 @@ impl std::fmt::Debug for TileContentId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "TileContentId({})", self.to_hex())
     }
+}
+
+/// SHA-256 of the canonical build settings: the build fingerprint.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct SettingsDigest(pub [u8; 32]);
+
+impl SettingsDigest {
+    /// The digest of arbitrary canonical settings bytes.
+    pub fn of_bytes(bytes: &[u8]) -> Self {
+        use sha2::Digest;
+        Self(sha2::Sha256::digest(bytes).into())
+    }
+
+    /// 64 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        hex(&self.0)
+    }
+}
+
+impl std::fmt::Debug for SettingsDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SettingsDigest({})", self.to_hex())
+    }
+}
+
+impl std::fmt::Display for SettingsDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+/// Lowercase hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(D[usize::from(b >> 4)] as char);
+        s.push(D[usize::from(b & 15)] as char);
+    }
+    s
 }

@@ -27,11 +27,14 @@ pub mod tile;
 
 pub use error::{FingerprintError, FormatError, FormatReason, MeshError, RestoreError};
 pub use generator::WorldSpec;
-pub use ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TileContentId, TilePos, TileRef};
+pub use ids::{
+    Generation, PolyIndex, PolyRef, SettingsDigest, Side, SlotIndex, TileContentId, TilePos,
+    TileRef,
+};
 pub use library::TileLibrary;
 pub use mesh::TiledNavMesh;
 pub use meshfile::{read_mesh, write_mesh};
-pub use params::{Grid, MeshParams, SettingsDigest};
+pub use params::{Grid, MeshParams};
 pub use query::{
     NavMeshQuery, NearestPoly, PathResult, PathStatus, QueryError, QueryFilter, RaycastHit,
     RaycastOptions, RaycastStop, StraightPathFlags, StraightPathOptions, StraightPoint,

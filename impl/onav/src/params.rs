@@ -1,49 +1,10 @@
-//! The 68-byte mesh parameter block (DESIGN §3, `spec/navmesh-format.md` §2) and the settings
-//! digest that fingerprints a build.
+//! The 68-byte mesh parameter block (`spec/navmesh-format.md` §2): the cell grid, the slot count
+//! and the settings digest that fingerprints a build.
 
 use crate::bytes::{Reader, Writer};
 use crate::error::{FormatError, FormatReason};
+use crate::ids::SettingsDigest;
 use crate::limits::MAX_SLOTS;
-
-/// SHA-256 of the canonical build settings: the build fingerprint.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct SettingsDigest(pub [u8; 32]);
-
-impl SettingsDigest {
-    /// The digest of arbitrary canonical settings bytes.
-    pub fn of_bytes(bytes: &[u8]) -> Self {
-        use sha2::Digest;
-        Self(sha2::Sha256::digest(bytes).into())
-    }
-
-    /// 64 lowercase hex digits.
-    pub fn to_hex(&self) -> String {
-        hex(&self.0)
-    }
-}
-
-impl std::fmt::Debug for SettingsDigest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SettingsDigest({})", self.to_hex())
-    }
-}
-
-impl std::fmt::Display for SettingsDigest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(D[usize::from(b >> 4)] as char);
-        s.push(D[usize::from(b & 15)] as char);
-    }
-    s
-}
 
 /// The cell geometry shared by a mesh and its tiles: origin and tile size.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -12,8 +12,8 @@ use std::sync::Arc;
 pub use raw::RawTile;
 
 use crate::geom::Vec3;
-use crate::ids::{PolyIndex, Side, TileContentId, TilePos};
-use crate::params::{Grid, SettingsDigest};
+use crate::ids::{PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
+use crate::params::Grid;
 
 /// Tile file magic, "ONTL".
 pub const TILE_MAGIC: [u8; 4] = *b"ONTL";

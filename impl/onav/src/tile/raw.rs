@@ -9,9 +9,9 @@ use super::{
 use crate::bytes::Writer;
 use crate::error::FormatError;
 use crate::geom::Vec3;
-use crate::ids::TilePos;
+use crate::ids::{SettingsDigest, TilePos};
 use crate::limits::TILE_HEADER_LEN;
-use crate::params::{Grid, SettingsDigest};
+use crate::params::Grid;
 
 /// A tile as plain data (`spec/navmesh-format.md` §3), in file order.
 #[derive(Debug, Clone, PartialEq)]

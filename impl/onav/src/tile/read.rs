@@ -12,9 +12,9 @@ use super::{
 use crate::bytes::Reader;
 use crate::error::{FormatError, FormatReason as R};
 use crate::geom::{orient, poly_area2_xz, Vec3};
-use crate::ids::{PolyIndex, Side, TileContentId, TilePos};
+use crate::ids::{PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
 use crate::limits::*;
-use crate::params::{Grid, SettingsDigest};
+use crate::params::Grid;
 
 /// Relative tolerance of the detail-coverage area check (rule T17).
 pub(crate) const DETAIL_AREA_TOLERANCE: f64 = 1e-9;

@@ -9,9 +9,9 @@ use sha2::{Digest, Sha256};
 use super::{AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, Polygon, RawTile};
 use crate::error::{FormatError, FormatReason as R};
 use crate::geom::{orient, Vec3};
-use crate::ids::{PolyIndex, Side, TilePos};
+use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
 use crate::limits::{MAX_DETAIL_TRIS, MAX_DETAIL_VERTS, MAX_POLYS, MAX_VERTS};
-use crate::params::{Grid, SettingsDigest};
+use crate::params::Grid;
 
 // ---------------------------------------------------------------------------------------------
 // The fixture: cell (0, 0) of a grid with origin 0 and tile size 8, so the cell is [0, 8] × [0, 8]
