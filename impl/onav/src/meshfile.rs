@@ -22,14 +22,11 @@ pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
     let mut w = Writer::with_capacity(
         FILE_HEADER_LEN + 4 + tiles.iter().map(|t| t.len() + 4).sum::<usize>(),
     );
-    w.bytes(&MESH_MAGIC);
-    w.u16(FORMAT_VERSION);
-    w.u16(0);
+    w.header(MESH_MAGIC, FORMAT_VERSION);
     mesh.params().write(&mut w);
     w.u32(tiles.len() as u32);
     for t in &tiles {
-        w.u32(t.len() as u32);
-        w.bytes(t);
+        w.length_prefixed(|w| w.bytes(t));
     }
     w.into_inner()
 }

@@ -39,9 +39,7 @@ impl RawTile {
         let mut w = Writer::with_capacity(
             TILE_HEADER_LEN + self.vertices.len() * 24 + self.polys.len() * 71,
         );
-        w.bytes(&TILE_MAGIC);
-        w.u16(FORMAT_VERSION);
-        w.u16(0);
+        w.header(TILE_MAGIC, FORMAT_VERSION);
         self.grid.write(&mut w);
         w.bytes(&self.digest.0);
         w.i32(self.pos.column);

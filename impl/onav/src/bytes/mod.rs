@@ -1,8 +1,12 @@
-//! The one bounded little-endian byte reader and writer (DESIGN §2). The reader knows the absolute
-//! offset of every field, so each error names where it happened; field paths are built only on
-//! error.
+//! The one bounded little-endian byte reader and writer (`spec/navmesh-format.md` §1.1–§1.2).
+//! Every format is read with [`Reader`] and written with [`Writer`]. The reader knows the
+//! absolute offset of every field, so each error names where it happened; field paths are built
+//! only on error.
 
 use crate::error::{FormatError, FormatReason};
+
+#[cfg(test)]
+mod tests;
 
 /// Something that names a field: a static name, or a closure that formats an indexed path.
 /// The closure runs only when an error is reported.
@@ -62,22 +66,28 @@ impl<'a> Reader<'a> {
         FormatError::new(offset, field.path(), reason)
     }
 
+    /// The error for a field of `needed` bytes when fewer remain, at the field's offset.
+    fn truncated(&self, needed: usize, field: impl Field) -> FormatError {
+        self.error(
+            field,
+            FormatReason::Truncated {
+                needed: needed as u64,
+                available: self.remaining() as u64,
+            },
+        )
+    }
+
     /// Takes the next `n` bytes.
     pub fn bytes(&mut self, n: usize, field: impl Field) -> Result<&'a [u8], FormatError> {
         if self.remaining() < n {
-            return Err(self.error(
-                field,
-                FormatReason::Truncated {
-                    needed: n as u64,
-                    available: self.remaining() as u64,
-                },
-            ));
+            return Err(self.truncated(n, field));
         }
         let out = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(out)
     }
 
+    /// The next `N` bytes, or `None` (and nothing consumed) when fewer remain.
     fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
         let b = self.data.get(self.pos..self.pos + N)?;
         let mut out = [0u8; N];
@@ -89,13 +99,7 @@ impl<'a> Reader<'a> {
     fn array<const N: usize>(&mut self, field: impl Field) -> Result<[u8; N], FormatError> {
         match self.take::<N>() {
             Some(a) => Ok(a),
-            None => Err(self.error(
-                field,
-                FormatReason::Truncated {
-                    needed: N as u64,
-                    available: self.remaining() as u64,
-                },
-            )),
+            None => Err(self.truncated(N, field)),
         }
     }
 
@@ -124,48 +128,53 @@ impl<'a> Reader<'a> {
         self.array(field)
     }
 
-    /// Reads a little-endian binary64 that must be finite.
+    /// Reads a little-endian binary64 that must be finite (§1.2); a NaN or an infinity is
+    /// reported at the value's first byte.
     pub fn f64(&mut self, field: impl Field) -> Result<f64, FormatError> {
         let at = self.offset();
-        match self.take::<8>() {
-            Some(a) if f64::from_le_bytes(a).is_finite() => Ok(f64::from_le_bytes(a)),
-            Some(_) => Err(self.error_at(at, field, FormatReason::NotFinite)),
-            None => self.array::<8>(field).map(f64::from_le_bytes),
+        let Some(a) = self.take::<8>() else {
+            return Err(self.truncated(8, field));
+        };
+        let v = f64::from_le_bytes(a);
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(self.error_at(at, field, FormatReason::NotFinite))
+        }
+    }
+
+    /// Reads `N` bytes that must all be zero (a reserved field, §1.2).
+    fn reserved<const N: usize>(&mut self, field: impl Field) -> Result<(), FormatError> {
+        let at = self.offset();
+        let Some(a) = self.take::<N>() else {
+            return Err(self.truncated(N, field));
+        };
+        if a == [0; N] {
+            Ok(())
+        } else {
+            Err(self.error_at(at, field, FormatReason::NonZeroReserved))
         }
     }
 
     /// Reads a u8 that must be zero.
     pub fn reserved_u8(&mut self, field: impl Field) -> Result<(), FormatError> {
-        let at = self.offset();
-        match self.take::<1>() {
-            Some([0]) => Ok(()),
-            Some(_) => Err(self.error_at(at, field, FormatReason::NonZeroReserved)),
-            None => self.array::<1>(field).map(drop),
-        }
+        self.reserved::<1>(field)
     }
 
     /// Reads a u16 that must be zero.
     pub fn reserved_u16(&mut self, field: impl Field) -> Result<(), FormatError> {
-        let at = self.offset();
-        match self.take::<2>() {
-            Some([0, 0]) => Ok(()),
-            Some(_) => Err(self.error_at(at, field, FormatReason::NonZeroReserved)),
-            None => self.array::<2>(field).map(drop),
-        }
+        self.reserved::<2>(field)
     }
 
     /// Reads a u32 that must be zero.
     pub fn reserved_u32(&mut self, field: impl Field) -> Result<(), FormatError> {
-        let at = self.offset();
-        match self.take::<4>() {
-            Some([0, 0, 0, 0]) => Ok(()),
-            Some(_) => Err(self.error_at(at, field, FormatReason::NonZeroReserved)),
-            None => self.array::<4>(field).map(drop),
-        }
+        self.reserved::<4>(field)
     }
 
     /// Reads a count and checks it against `max` and against the bytes that remain, given the
-    /// smallest encoded size of one element: the check that comes before any allocation.
+    /// smallest encoded size of one element (`min_elem`; 0 means the bytes give no bound): the
+    /// check that comes before any allocation (§1.2). A count over either limit is reported at
+    /// the count with the smaller of the two as its maximum.
     pub fn count(
         &mut self,
         field: impl Field,
@@ -174,7 +183,7 @@ impl<'a> Reader<'a> {
     ) -> Result<u32, FormatError> {
         let at = self.offset();
         let Some(a) = self.take::<4>() else {
-            return self.array::<4>(field).map(u32::from_le_bytes);
+            return Err(self.truncated(4, field));
         };
         let n = u32::from_le_bytes(a);
         let by_bytes = self
@@ -195,8 +204,8 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    /// Reads the file header every format starts with (DESIGN §2): magic `magic`, u16 version
-    /// equal to `version`, u16 flags equal to 0 (fields `magic`, `version`, `flags`).
+    /// Reads the file header every format starts with (§1.1): magic `magic`, u16 version equal
+    /// to `version`, u16 flags equal to 0 (fields `magic`, `version`, `flags`).
     pub fn header(&mut self, magic: [u8; 4], version: u16) -> Result<(), FormatError> {
         let at = self.offset();
         if self.bytes(4, "magic")? != magic {
@@ -215,19 +224,19 @@ impl<'a> Reader<'a> {
     pub fn length_prefixed(&mut self, field: impl Field) -> Result<(u64, &'a [u8]), FormatError> {
         let at = self.offset();
         let Some(a) = self.take::<4>() else {
-            return self.array::<4>(field).map(|_| (0, &[][..]));
+            return Err(self.truncated(4, field));
         };
-        let len = u32::from_le_bytes(a);
-        if len as usize > self.remaining() {
+        let len = u32::from_le_bytes(a) as usize;
+        if len > self.remaining() {
             let reason = FormatReason::Truncated {
-                needed: len.into(),
+                needed: len as u64,
                 available: self.remaining() as u64,
             };
             return Err(self.error_at(at, field, reason));
         }
         let start = self.offset();
-        let out = &self.data[self.pos..self.pos + len as usize];
-        self.pos += len as usize;
+        let out = &self.data[self.pos..self.pos + len];
+        self.pos += len;
         Ok((start, out))
     }
 
@@ -246,7 +255,8 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A little-endian writer into a growable buffer.
+/// A little-endian writer into a growable buffer: every header, record and length of every
+/// format is written through it.
 #[derive(Debug, Default, Clone)]
 pub struct Writer {
     buf: Vec<u8>,
@@ -271,38 +281,60 @@ impl Writer {
     }
 
     /// Appends raw bytes.
+    #[inline]
     pub fn bytes(&mut self, b: &[u8]) {
         self.buf.extend_from_slice(b);
     }
 
     /// Appends a u8.
+    #[inline]
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
 
     /// Appends a little-endian u16.
+    #[inline]
     pub fn u16(&mut self, v: u16) {
         self.bytes(&v.to_le_bytes());
     }
 
     /// Appends a little-endian u32.
+    #[inline]
     pub fn u32(&mut self, v: u32) {
         self.bytes(&v.to_le_bytes());
     }
 
     /// Appends a little-endian i32.
+    #[inline]
     pub fn i32(&mut self, v: i32) {
         self.bytes(&v.to_le_bytes());
     }
 
     /// Appends a little-endian binary64.
+    #[inline]
     pub fn f64(&mut self, v: f64) {
         self.bytes(&v.to_le_bytes());
     }
 
-    /// Overwrites a u32 written earlier (a length filled in afterwards).
-    pub fn patch_u32(&mut self, at: usize, v: u32) {
-        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    /// Appends the file header every format starts with (§1.1): the magic, the version and
+    /// flags 0; the counterpart of [`Reader::header`].
+    pub fn header(&mut self, magic: [u8; 4], version: u16) {
+        self.bytes(&magic);
+        self.u16(version);
+        self.u16(0);
+    }
+
+    /// Appends a u32 length and then what `body` writes, the length being the number of bytes
+    /// `body` wrote; the counterpart of [`Reader::length_prefixed`]. A body longer than
+    /// `u32::MAX` bytes (which no format allows, and no writer of this crate produces) is given
+    /// the length `u32::MAX`, which every reader rejects.
+    pub fn length_prefixed(&mut self, body: impl FnOnce(&mut Writer)) {
+        let at = self.buf.len();
+        self.u32(0);
+        body(self);
+        let n = self.buf.len() - at - 4;
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        self.buf[at..at + 4].copy_from_slice(&n.to_le_bytes());
     }
 
     /// The bytes written.
