@@ -1243,7 +1243,7 @@ fn library_bytes(lib: &TileLibrary) -> usize {
 fn begin_section(params: &crate::MeshParams) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(&crate::snapshot::SNAPSHOT_MAGIC);
-    out.extend_from_slice(&crate::tile::FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&crate::snapshot::SNAPSHOT_VERSION.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     out.extend_from_slice(&params.to_bytes());
     out.extend_from_slice(&1u32.to_le_bytes());

@@ -7,14 +7,18 @@ use std::collections::HashSet;
 
 use crate::bytes::{Reader, Writer};
 use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
-use crate::limits::{FILE_HEADER_LEN, TILE_HEADER_LEN};
+use crate::limits::{
+    FILE_HEADER_LEN, PARAMS_AT, TILE_DIGEST_AT, TILE_HEADER_LEN, TILE_POSITION_AT,
+};
 use crate::mesh::TiledNavMesh;
 use crate::params::MeshParams;
 use crate::stitch::{first_over_budget, weight_per_cell};
-use crate::tile::{NavTile, FORMAT_VERSION};
+use crate::tile::NavTile;
 
 /// Mesh file magic, "ONMS".
 pub const MESH_MAGIC: [u8; 4] = *b"ONMS";
+/// The mesh file version: 2 (`spec/navmesh-format.md` §8.1).
+pub const MESH_VERSION: u16 = 2;
 
 /// Writes a mesh file.
 pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
@@ -22,7 +26,7 @@ pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
     let mut w = Writer::with_capacity(
         FILE_HEADER_LEN + 4 + tiles.iter().map(|t| t.len() + 4).sum::<usize>(),
     );
-    w.header(MESH_MAGIC, FORMAT_VERSION);
+    w.header(MESH_MAGIC, MESH_VERSION);
     mesh.params().write(&mut w);
     w.u32(tiles.len() as u32);
     for t in &tiles {
@@ -36,7 +40,7 @@ pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
 /// the parameters, its position unique; then trailing bytes.
 pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     let mut r = Reader::new(bytes, 0);
-    r.header(MESH_MAGIC, FORMAT_VERSION)?;
+    r.header(MESH_MAGIC, MESH_VERSION)?;
     let params = MeshParams::read(&mut r)?;
     let n = r.count("tile_count", params.slot_count, 4 + TILE_HEADER_LEN)?;
     let mut tiles = Vec::with_capacity(n as usize);
@@ -50,7 +54,7 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
         })?;
         if tile.digest() != params.digest {
             return Err(FingerprintError {
-                offset: Some(tat + 40),
+                offset: Some(tat + TILE_DIGEST_AT),
                 field: format!("tile[{i}].params.settings_digest"),
                 expected: params.digest,
                 found: tile.digest(),
@@ -58,13 +62,16 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
             .into());
         }
         if !tile.grid().bits_eq(&params.grid) {
-            return Err(
-                FormatError::new(tat + 8, format!("tile[{i}].params"), R::ParamsMismatch).into(),
-            );
+            return Err(FormatError::new(
+                tat + PARAMS_AT,
+                format!("tile[{i}].params"),
+                R::ParamsMismatch,
+            )
+            .into());
         }
         if !seen.insert(tile.pos()) {
             return Err(FormatError::new(
-                tat + 72,
+                tat + TILE_POSITION_AT,
                 format!("tile[{i}].position"),
                 R::DuplicatePosition,
             )

@@ -21,15 +21,18 @@ use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreErro
 use crate::ids::{Generation, PolyIndex, TileContentId, TilePos};
 use crate::library::TileLibrary;
 use crate::limits::{
-    EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, SECTION_HEADER_LEN,
+    EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, PARAMS_AT, PARAMS_DIGEST_OFFSET,
+    SECTION_HEADER_LEN, TILE_DIGEST_AT, TILE_POSITION_AT,
 };
 use crate::mesh::{MeshState, Slot, TiledNavMesh, CHUNK_SLOTS};
 use crate::params::MeshParams;
 use crate::stitch::{first_over_budget, weight_per_cell};
-use crate::tile::{NavTile, FORMAT_VERSION};
+use crate::tile::NavTile;
 
 /// Snapshot magic, "ONPS".
 pub const SNAPSHOT_MAGIC: [u8; 4] = *b"ONPS";
+/// The snapshot version: 2 (`spec/snapshot.md` §4.1).
+pub const SNAPSHOT_VERSION: u16 = 2;
 /// The one section this version knows: slots.
 pub const SECTION_SLOTS: u16 = 1;
 
@@ -68,7 +71,7 @@ impl TiledNavMesh {
         let body = (len - FILE_HEADER_LEN - 4 - SECTION_HEADER_LEN) as u32;
         let mut head = [0u8; 92];
         head[..4].copy_from_slice(&SNAPSHOT_MAGIC);
-        head[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        head[4..6].copy_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
         head[8..76].copy_from_slice(&self.params().to_bytes());
         head[76..80].copy_from_slice(&1u32.to_le_bytes());
         head[80..82].copy_from_slice(&SECTION_SLOTS.to_le_bytes());
@@ -301,18 +304,21 @@ struct SlotEntry<'a> {
 
 struct Parsed<'a> {
     params: MeshParams,
+    /// Offset of the slots section body.
+    slots_at: u64,
     slots: Vec<SlotEntry<'a>>,
 }
 
 /// Stage A: framing, in byte order.
 fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>, RestoreError> {
     let mut r = Reader::new(bytes, 0);
-    r.header(SNAPSHOT_MAGIC, FORMAT_VERSION)?;
+    r.header(SNAPSHOT_MAGIC, SNAPSHOT_VERSION)?;
+    let params_at = r.offset();
     let params = MeshParams::read(&mut r)?;
     if let Some(mine) = expect {
         if params.digest != mine.digest {
             return Err(FingerprintError {
-                offset: Some(44),
+                offset: Some(params_at + PARAMS_DIGEST_OFFSET),
                 field: "params.settings_digest".into(),
                 expected: mine.digest,
                 found: params.digest,
@@ -320,9 +326,10 @@ fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>,
             .into());
         }
         if !params.bits_eq(mine) {
-            return Err(FormatError::new(8, "params", R::ParamsMismatch).into());
+            return Err(FormatError::new(params_at, "params", R::ParamsMismatch).into());
         }
     }
+    let count_at = r.offset();
     let n = r.count("section_count", u32::MAX, SECTION_HEADER_LEN)?;
     let mut slots = None;
     let mut prev_id = 0u16;
@@ -341,20 +348,23 @@ fn parse<'a>(bytes: &'a [u8], expect: Option<&MeshParams>) -> Result<Parsed<'a>,
         r.reserved_u16(|| format!("section[{i}].reserved"))?;
         let (body_at, body) = r.length_prefixed(|| format!("section[{i}].length"))?;
         let mut br = Reader::new(body, body_at);
-        slots = Some(parse_slots(&mut br, &params)?);
+        slots = Some((body_at, parse_slots(&mut br, &params)?));
         if br.remaining() != 0 {
             return Err(br
                 .error(|| format!("section[{i}].length"), R::SectionLength)
                 .into());
         }
     }
-    let Some(slots) = slots else {
-        return Err(
-            FormatError::new(76, "section_count", R::MissingSection { id: SECTION_SLOTS }).into(),
-        );
+    let Some((slots_at, slots)) = slots else {
+        let missing = R::MissingSection { id: SECTION_SLOTS };
+        return Err(FormatError::new(count_at, "section_count", missing).into());
     };
     r.finish("end")?;
-    Ok(Parsed { params, slots })
+    Ok(Parsed {
+        params,
+        slots_at,
+        slots,
+    })
 }
 
 fn parse_slots<'a>(
@@ -464,7 +474,7 @@ fn resolve(
             };
             if tile.digest() != params.digest {
                 return Err(FingerprintError {
-                    offset: Some(at + 40),
+                    offset: Some(at + TILE_DIGEST_AT),
                     field: format!("slot[{i}].tile.params.settings_digest"),
                     expected: params.digest,
                     found: tile.digest(),
@@ -473,7 +483,7 @@ fn resolve(
             }
             if !tile.grid().bits_eq(&params.grid) {
                 return Err(FormatError::new(
-                    at + 8,
+                    at + PARAMS_AT,
                     format!("slot[{i}].tile.params"),
                     R::ParamsMismatch,
                 )
@@ -605,7 +615,9 @@ fn build(
             };
             if seen.insert(tile.pos(), i).is_some() {
                 let (at, field) = match entry {
-                    TileEntry::Inline { at, .. } => (at + 72, format!("slot[{i}].tile.position")),
+                    TileEntry::Inline { at, .. } => {
+                        (at + TILE_POSITION_AT, format!("slot[{i}].tile.position"))
+                    }
                     TileEntry::Referenced { at, .. } => (*at, format!("slot[{i}].content_id")),
                 };
                 return Err(FormatError::new(at, field, R::DuplicatePosition).into());
@@ -619,7 +631,7 @@ fn build(
         .map(|(_, t)| 5 + t.as_ref().map_or(0, |t| 12 + full_extra(t)))
         .sum::<u64>();
     if body > u64::from(u32::MAX) {
-        return Err(FormatError::new(88, "slots", R::StateTooLarge).into());
+        return Err(FormatError::new(parsed.slots_at, "slots", R::StateTooLarge).into());
     }
     // Stage E, K17: landing budgets, by slot. A rollback state holds the mesh's own tiles at the
     // mesh's own positions, which met their budgets already.
@@ -757,7 +769,7 @@ pub(crate) mod tests_support {
             put_state(&o.tile, &mut |b: &[u8]| body.extend_from_slice(b));
         }
         let mut out = SNAPSHOT_MAGIC.to_vec();
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
         out.extend_from_slice(&[0, 0]);
         out.extend_from_slice(&m.params().to_bytes());
         out.extend_from_slice(&1u32.to_le_bytes());

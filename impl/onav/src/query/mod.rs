@@ -27,11 +27,9 @@ pub use straight::{StraightPathFlags, StraightPathOptions, StraightPoint};
 
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
+use crate::limits::MAX_QUERY_NODES;
 use crate::mesh::TiledNavMesh;
 use crate::tile::{NavTile, Polygon};
-
-/// The largest node-pool size a query accepts (`spec/queries.md` §1).
-pub const MAX_NODES: u32 = 1 << 22;
 
 /// Why a query refused its inputs (`spec/queries.md` §1.3). Queries never panic: every input,
 /// including forged references and non-finite floats, gets either a result or one of these.
@@ -63,10 +61,10 @@ pub struct NavMeshQuery<'m> {
 }
 
 impl<'m> NavMeshQuery<'m> {
-    /// A query over `mesh` whose searches hold at most `max_nodes` nodes (1 ..= [`MAX_NODES`]).
+    /// A query over `mesh` whose searches hold at most `max_nodes` nodes (1 ..= [`MAX_QUERY_NODES`]).
     /// The pool size bounds `find_path`'s nodes and `raycast`'s visited polygons.
     pub fn new(mesh: &'m TiledNavMesh, max_nodes: u32) -> Result<Self, QueryError> {
-        if max_nodes == 0 || max_nodes > MAX_NODES {
+        if max_nodes == 0 || max_nodes > MAX_QUERY_NODES {
             return Err(QueryError::InvalidInput {
                 what: "max_nodes must be in 1 ..= 4 194 304",
             });

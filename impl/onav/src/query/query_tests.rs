@@ -599,7 +599,7 @@ fn out_of_nodes() {
     assert_eq!(h.stop, RaycastStop::VisitLimit);
     assert_eq!(h.visited.len(), 2);
     assert!(NavMeshQuery::new(&f.mesh, 0).is_err());
-    assert!(NavMeshQuery::new(&f.mesh, MAX_NODES + 1).is_err());
+    assert!(NavMeshQuery::new(&f.mesh, crate::limits::MAX_QUERY_NODES + 1).is_err());
 }
 
 #[test]

@@ -17,8 +17,8 @@ use crate::params::Grid;
 
 /// Tile file magic, "ONTL".
 pub const TILE_MAGIC: [u8; 4] = *b"ONTL";
-/// The frozen format version.
-pub const FORMAT_VERSION: u16 = 2;
+/// The tile format version: 2, frozen (`spec/navmesh-format.md` §1.1).
+pub const TILE_VERSION: u16 = 2;
 
 /// What lies across one polygon edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -3,8 +3,7 @@
 //! tile made in code obeys exactly the rules a parsed one does.
 
 use super::{
-    AgentSizes, DetailMesh, LinkDirection, NavTile, OffMeshLink, Polygon, FORMAT_VERSION,
-    TILE_MAGIC,
+    AgentSizes, DetailMesh, LinkDirection, NavTile, OffMeshLink, Polygon, TILE_MAGIC, TILE_VERSION,
 };
 use crate::bytes::Writer;
 use crate::error::FormatError;
@@ -39,7 +38,7 @@ impl RawTile {
         let mut w = Writer::with_capacity(
             TILE_HEADER_LEN + self.vertices.len() * 24 + self.polys.len() * 71,
         );
-        w.header(TILE_MAGIC, FORMAT_VERSION);
+        w.header(TILE_MAGIC, TILE_VERSION);
         self.grid.write(&mut w);
         w.bytes(&self.digest.0);
         w.i32(self.pos.column);

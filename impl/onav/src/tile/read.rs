@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{
     AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, PortalEdge, TileData,
-    FORMAT_VERSION, TILE_MAGIC,
+    TILE_MAGIC, TILE_VERSION,
 };
 use crate::bytes::Reader;
 use crate::error::{FormatError, FormatReason as R};
@@ -15,9 +15,6 @@ use crate::geom::{orient, poly_area2_xz, Vec3};
 use crate::ids::{PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
 use crate::limits::*;
 use crate::params::Grid;
-
-/// Relative tolerance of the detail-coverage area check (rule T17).
-pub(crate) const DETAIL_AREA_TOLERANCE: f64 = 1e-9;
 
 fn vec3(r: &mut Reader<'_>, name: &dyn Fn() -> String) -> Result<Vec3, FormatError> {
     Ok([
@@ -34,7 +31,7 @@ fn inside(b: &[f64; 4], p: &Vec3) -> bool {
 pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     let mut r = Reader::new(bytes, base);
     // T1–T3: file header.
-    r.header(TILE_MAGIC, FORMAT_VERSION)?;
+    r.header(TILE_MAGIC, TILE_VERSION)?;
     // T4: grid and digest.
     let grid = Grid::read(&mut r, "params")?;
     let digest = SettingsDigest(r.hash32("params.settings_digest")?);
@@ -83,7 +80,9 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
             },
         ));
     }
+    let ndv_at = r.offset();
     let ndv = r.count("detail_vertex_count", MAX_DETAIL_VERTS, VERTEX_LEN)?;
+    let ndt_at = r.offset();
     let ndt = r.count("detail_triangle_count", MAX_DETAIL_TRIS, DETAIL_TRI_LEN)?;
     r.reserved_u32("reserved")?;
     let cell = grid.cell_bounds(column, row);
@@ -183,13 +182,14 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         });
     }
     if next_v != ndv {
-        return Err(r.error_at(base + 120, "detail_vertex_count", R::OutOfRange));
+        return Err(r.error_at(ndv_at, "detail_vertex_count", R::OutOfRange));
     }
     if next_t != ndt {
-        return Err(r.error_at(base + 124, "detail_triangle_count", R::OutOfRange));
+        return Err(r.error_at(ndt_at, "detail_triangle_count", R::OutOfRange));
     }
 
     // T16: detail vertices, finite.
+    let dverts_at = r.offset();
     let mut detail_vertices = Vec::with_capacity(ndv as usize);
     for i in 0..ndv {
         detail_vertices.push(vec3(&mut r, &|| format!("detail_vertex[{i}]"))?);
@@ -238,14 +238,18 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
 
     // Stage 2.
     check_symmetry(&polys, polys_at)?;
+    let detail_at = DetailOffsets {
+        meshes: details_at,
+        vertices: dverts_at,
+        triangles: tris_at,
+    };
     check_detail(
         &polys,
         &vertices,
         &detail_meshes,
         &detail_vertices,
         &detail_tris,
-        details_at,
-        tris_at,
+        &detail_at,
     )?;
     let portals = portal_lists(&polys, &vertices);
     check_portals_disjoint(&portals, polys_at)?;
@@ -312,6 +316,11 @@ fn portal_lists(polys: &[Polygon], vertices: &[Vec3]) -> [Vec<PortalEdge>; 4] {
     out
 }
 
+/// Offset of `polygon[i].neighbour[k]`, the polygon records starting at `polys_at`.
+fn neighbour_at(polys_at: u64, i: usize, k: usize) -> u64 {
+    polys_at + (i * POLY_LEN) as u64 + POLY_NEIGHBOURS_OFFSET + 4 * k as u64
+}
+
 /// T20: on each side, the portal edges' intervals have disjoint interiors (a tile is one layer:
 /// at most one of its polygons crosses any point of a side). In sorted order each interval must
 /// start at or after the end of the one before; the later of the first overlapping pair is
@@ -324,7 +333,7 @@ fn check_portals_disjoint(
         for w in list.windows(2) {
             if w[1].lo < w[0].hi {
                 let (i, k) = (w[1].poly as usize, usize::from(w[1].edge));
-                let at = polys_at + (i * POLY_LEN + 28 + 4 * k) as u64;
+                let at = neighbour_at(polys_at, i, k);
                 return Err(FormatError::new(
                     at,
                     format!("polygon[{i}].neighbour[{k}]"),
@@ -505,7 +514,7 @@ fn check_symmetry(polys: &[Polygon], polys_at: u64) -> Result<(), FormatError> {
                     && q_poly.vertices[(j + 1) % m] == a
             });
             if !matched {
-                let at = polys_at + (i * POLY_LEN + 28 + 4 * k) as u64;
+                let at = neighbour_at(polys_at, i, k);
                 return Err(FormatError::new(
                     at,
                     format!("polygon[{i}].neighbour[{k}]"),
@@ -517,6 +526,13 @@ fn check_symmetry(polys: &[Polygon], polys_at: u64) -> Result<(), FormatError> {
     Ok(())
 }
 
+/// Where the detail records, the detail vertices and the detail triangles start.
+struct DetailOffsets {
+    meshes: u64,
+    vertices: u64,
+    triangles: u64,
+}
+
 /// T17: each detail triangle is counter-clockwise with positive area, each extra detail vertex
 /// lies inside its polygon, and the triangles' areas sum to the polygon's area.
 fn check_detail(
@@ -525,8 +541,7 @@ fn check_detail(
     meshes: &[DetailMesh],
     dverts: &[Vec3],
     tris: &[[u8; 3]],
-    details_at: u64,
-    tris_at: u64,
+    at: &DetailOffsets,
 ) -> Result<(), FormatError> {
     let mut corners = Vec::with_capacity(MAX_VERTS_PER_POLY);
     for (i, (p, d)) in polys.iter().zip(meshes).enumerate() {
@@ -536,8 +551,7 @@ fn check_detail(
         let extra = &dverts[d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize];
         for (k, v) in extra.iter().enumerate() {
             if !crate::geom::point_in_convex_xz(v, &corners) {
-                let at = tris_at
-                    - (dverts.len() - d.vertex_base as usize - k) as u64 * VERTEX_LEN as u64;
+                let at = at.vertices + (d.vertex_base as usize + k) as u64 * VERTEX_LEN as u64;
                 return Err(FormatError::new(
                     at,
                     format!("detail_vertex[{}]", d.vertex_base as usize + k),
@@ -558,7 +572,7 @@ fn check_detail(
             let [a, b, c] = tris[t as usize].map(get);
             let o = orient(&a, &b, &c);
             if o.is_nan() || o <= 0.0 {
-                let at = tris_at + u64::from(t) * DETAIL_TRI_LEN as u64;
+                let at = at.triangles + u64::from(t) * DETAIL_TRI_LEN as u64;
                 return Err(FormatError::new(
                     at,
                     format!("detail_triangle[{t}]"),
@@ -571,7 +585,7 @@ fn check_detail(
         // Written so that a NaN (sum and area both overflowed) fails.
         let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
         if !covered {
-            let at = details_at + (i * DETAIL_MESH_LEN + 12) as u64;
+            let at = at.meshes + (i * DETAIL_MESH_LEN) as u64 + DETAIL_TRIANGLE_COUNT_OFFSET;
             return Err(FormatError::new(
                 at,
                 format!("detail[{i}].triangle_count"),
