@@ -192,7 +192,7 @@ impl Reference {
                 let raw = wire::reference("tile_ref", tile_ref)?;
                 let m = self.mesh(mesh)?;
                 let r = TileRef::from_raw(raw).ok_or_else(|| wire::invalid_tile_ref(raw))?;
-                m.set_off_mesh_link_enabled(r, *link, *enabled)
+                m.set_off_mesh_link_enabled(r, onav::LinkIndex(*link), *enabled)
                     .map_err(|e| wire::mesh_rejected(&e))?;
                 Reply::ok([])
             }

@@ -1,7 +1,7 @@
 //! Error types (DESIGN §9): `FormatError` for bytes that break a rule, `FingerprintError` for a
 //! settings digest that does not match, `MeshError` for mesh operations, `RestoreError` for either.
 
-use crate::ids::{PolyRef, SettingsDigest, TilePos, TileRef};
+use crate::ids::{LinkIndex, PolyRef, SettingsDigest, TilePos, TileRef};
 
 /// Why bytes were rejected. Conformance compares only the error class and field path; the reason
 /// is for people and for tests of this implementation.
@@ -257,10 +257,10 @@ pub enum MeshError {
     #[error("area {0} exceeds 63")]
     AreaOutOfRange(u8),
     /// A link index not below the tile's link count.
-    #[error("off-mesh link index {index} out of range (tile has {count})")]
+    #[error("off-mesh link index {} out of range (tile has {count})", index.0)]
     LinkOutOfRange {
         /// Index asked for.
-        index: u32,
+        index: LinkIndex,
         /// Links in the tile.
         count: u32,
     },

@@ -106,10 +106,10 @@ pub fn busy_mesh(w: &WorldSpec, tiles: &[NavTile]) -> TiledNavMesh {
         .filter(|(_, t)| t.link_count() > 0)
         .map(|(r, _)| r)
         .collect();
-    m.set_off_mesh_link_enabled(with_links[0], 0, false)
+    m.set_off_mesh_link_enabled(with_links[0], crate::ids::LinkIndex(0), false)
         .expect("switch");
     let last = m.tile(with_links[1]).expect("tile").link_count() - 1;
-    m.set_off_mesh_link_enabled(with_links[1], last, false)
+    m.set_off_mesh_link_enabled(with_links[1], crate::ids::LinkIndex(last), false)
         .expect("switch");
     m
 }
@@ -966,7 +966,10 @@ fn apply_op(m: &mut TiledNavMesh, fx: &Fixture, op: u8, c: &mut Cursor<'_>) -> S
         _ => match tile_ref(m, c) {
             Some(r) => {
                 let l = u32::from(c.u8() % 4);
-                format!("{:?}", m.set_off_mesh_link_enabled(r, l, c.bool()))
+                format!(
+                    "{:?}",
+                    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(l), c.bool())
+                )
             }
             None => "none".into(),
         },

@@ -17,6 +17,11 @@ pub struct SlotIndex(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PolyIndex(pub u32);
 
+/// An off-mesh link index within one tile, below the tile's link count L: link i is polygon
+/// G + i of its tile, G the ground polygon count (`spec/navmesh-format.md` §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkIndex(pub u32);
+
 /// A slot generation (salt), 1 ..= 16 777 215.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Generation(u32);

@@ -28,8 +28,8 @@ pub mod tile;
 pub use error::{FingerprintError, FormatError, FormatReason, MeshError, RestoreError};
 pub use generator::WorldSpec;
 pub use ids::{
-    Generation, PolyIndex, PolyRef, SettingsDigest, Side, SlotIndex, TileContentId, TilePos,
-    TileRef,
+    Generation, LinkIndex, PolyIndex, PolyRef, SettingsDigest, Side, SlotIndex, TileContentId,
+    TilePos, TileRef,
 };
 pub use library::TileLibrary;
 pub use mesh::TiledNavMesh;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{FingerprintError, MeshError};
-use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
+use crate::ids::{Generation, LinkIndex, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::MAX_AREA;
 use crate::pack::Pack;
 use crate::params::MeshParams;
@@ -61,7 +61,7 @@ pub(crate) struct Occupied {
 pub(crate) struct MeshState {
     pub slots: Vec<Slot>,
     /// Free slot indices (derived: the slots with no tile).
-    pub free: BTreeSet<u32>,
+    pub free: BTreeSet<SlotIndex>,
     /// Occupied cells (derived).
     pub cells: CellIndex,
     /// Sum of the as-built byte lengths of the tiles held (derived; sizes Full snapshots).
@@ -103,7 +103,7 @@ impl MeshState {
     pub fn empty(count: u32) -> Self {
         let mut state = Self {
             slots: vec![Slot::free(Generation::FIRST); count as usize],
-            free: (0..count).collect(),
+            free: (0..count).map(SlotIndex).collect(),
             cells: CellIndex::new(),
             tile_bytes: 0,
             extra_bytes: 0,
@@ -172,8 +172,9 @@ impl MeshState {
     #[cfg(test)]
     pub fn assert_derived(&self) {
         let mut copy = self.clone();
-        let free: BTreeSet<u32> = (0..self.slots.len() as u32)
+        let free: BTreeSet<SlotIndex> = (0..self.slots.len() as u32)
             .filter(|&i| self.slots[i as usize].occupied.is_none())
+            .map(SlotIndex)
             .collect();
         assert_eq!(self.free, free);
         let bytes: usize = self
@@ -264,7 +265,7 @@ impl MeshState {
                     landings: Arc::default(),
                 }));
             } else {
-                free.push(i as u32);
+                free.push(SlotIndex(i as u32));
             }
             state.slots.push(slot);
             state.refresh_slot(i);
@@ -276,6 +277,7 @@ impl MeshState {
             Some(old) => state.dirty_against(old),
             None => (0..state.slots.len() as u32)
                 .filter(|&i| state.slots[i as usize].occupied.is_some())
+                .map(SlotIndex)
                 .collect(),
         };
         if let Some(old) = reuse {
@@ -333,7 +335,7 @@ impl MeshState {
     /// Slots whose links may differ from `old`'s: every occupied slot in the 3 × 3 around a slot
     /// whose generation or tile contents changed. Tile contents are compared by identity of the
     /// shared immutable data, or by content id and position.
-    fn dirty_against(&self, old: &MeshState) -> Vec<u32> {
+    fn dirty_against(&self, old: &MeshState) -> Vec<SlotIndex> {
         let mut changed_cells = BTreeSet::new();
         for (i, s) in self.slots.iter().enumerate() {
             let o = old.slots.get(i);
@@ -361,7 +363,7 @@ impl MeshState {
         let mut dirty = BTreeSet::new();
         for (c, r) in changed_cells {
             for (nc, nr) in neighbourhood(c, r) {
-                dirty.extend(self.cell(nc, nr).iter().map(|&(_, s)| s.0));
+                dirty.extend(self.cell(nc, nr).iter().map(|&(_, s)| s));
             }
         }
         dirty.into_iter().collect()
@@ -371,22 +373,16 @@ impl MeshState {
     /// pure): the landings of their off-mesh links, then their links, which read the landings of
     /// the tiles around. `slots` must hold every occupied slot in the 3 × 3 around each change, so
     /// the landings of any slot left out are still valid.
-    fn restitch(&mut self, slots: &[u32]) {
-        let landings: Vec<Landings> = slots
-            .par_iter()
-            .map(|&s| tile_landings(self, SlotIndex(s)))
-            .collect();
+    fn restitch(&mut self, slots: &[SlotIndex]) {
+        let landings: Vec<Landings> = slots.par_iter().map(|&s| tile_landings(self, s)).collect();
         for (&s, l) in slots.iter().zip(landings) {
-            if let Some(o) = self.slots[s as usize].occupied.as_mut() {
+            if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
                 o.landings = Arc::new(l);
             }
         }
-        let links: Vec<TileLinks> = slots
-            .par_iter()
-            .map(|&s| stitch_tile(self, SlotIndex(s)))
-            .collect();
+        let links: Vec<TileLinks> = slots.par_iter().map(|&s| stitch_tile(self, s)).collect();
         for (&s, l) in slots.iter().zip(links) {
-            if let Some(o) = self.slots[s as usize].occupied.as_mut() {
+            if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
                 o.links = Arc::new(l);
             }
         }
@@ -436,8 +432,8 @@ impl MeshState {
 
     /// Stitches again every occupied slot in the 3 × 3 around `pos`.
     fn restitch_around(&mut self, pos: TilePos) {
-        let mut v: Vec<u32> = neighbourhood(pos.column, pos.row)
-            .flat_map(|(c, r)| self.cell(c, r).iter().map(|&(_, s)| s.0))
+        let mut v: Vec<SlotIndex> = neighbourhood(pos.column, pos.row)
+            .flat_map(|(c, r)| self.cell(c, r).iter().map(|&(_, s)| s))
             .collect();
         v.sort_unstable();
         self.restitch(&v);
@@ -508,9 +504,10 @@ impl TiledNavMesh {
             return Err(MeshError::PositionTaken { pos, existing });
         }
         let slot = *self.state.free.first().ok_or(MeshError::NoFreeSlot)?;
+        let slot = slot.0;
         self.state.check_room(12 + full_extra(&tile))?;
         self.state.check_landings(&tile, None)?;
-        self.state.free.remove(&slot);
+        self.state.free.remove(&SlotIndex(slot));
         let cell = self.state.cells.entry((pos.column, pos.row)).or_default();
         let at = cell.partition_point(|&(l, _)| l < pos.layer);
         cell.insert(at, (pos.layer, SlotIndex(slot)));
@@ -534,7 +531,7 @@ impl TiledNavMesh {
         let s = &mut self.state.slots[slot as usize];
         let occ = s.occupied.take().expect("checked occupied");
         s.generation = s.generation.next();
-        self.state.free.insert(slot);
+        self.state.free.insert(SlotIndex(slot));
         self.state.tile_bytes -= occ.tile.as_built_bytes().len();
         self.state.refresh_tile(slot as usize);
         let pos = occ.tile.pos();
@@ -686,7 +683,7 @@ impl TiledNavMesh {
         let o = self
             .occupied_mut(r.tile())
             .ok_or(MeshError::InvalidPolyRef(r))?;
-        o.tile.set_area_flags(p.0, na, nf);
+        o.tile.set_area_flags(p, na, nf);
         self.state.refresh(r.slot().0 as usize);
         Ok(())
     }
@@ -709,12 +706,12 @@ impl TiledNavMesh {
     pub fn set_off_mesh_link_enabled(
         &mut self,
         r: TileRef,
-        link: u32,
+        link: LinkIndex,
         enabled: bool,
     ) -> Result<(), MeshError> {
         let o = self.occupied_mut(r).ok_or(MeshError::InvalidTileRef(r))?;
         let count = o.tile.link_count();
-        if link >= count {
+        if link.0 >= count {
             return Err(MeshError::LinkOutOfRange { index: link, count });
         }
         self.state.check_room(4)?;
@@ -725,10 +722,10 @@ impl TiledNavMesh {
     }
 
     /// Whether an off-mesh link is enabled.
-    pub fn is_off_mesh_link_enabled(&self, r: TileRef, link: u32) -> Result<bool, MeshError> {
+    pub fn is_off_mesh_link_enabled(&self, r: TileRef, link: LinkIndex) -> Result<bool, MeshError> {
         let o = self.occupied(r).ok_or(MeshError::InvalidTileRef(r))?;
         let count = o.tile.link_count();
-        if link >= count {
+        if link.0 >= count {
             return Err(MeshError::LinkOutOfRange { index: link, count });
         }
         Ok(o.tile.is_link_enabled(link))
@@ -741,8 +738,9 @@ impl TiledNavMesh {
             s.links = Arc::default();
             s.landings = Arc::default();
         }
-        let all: Vec<u32> = (0..fresh.slots.len() as u32)
+        let all: Vec<SlotIndex> = (0..fresh.slots.len() as u32)
             .filter(|&i| fresh.slots[i as usize].occupied.is_some())
+            .map(SlotIndex)
             .collect();
         fresh.restitch(&all);
         fresh

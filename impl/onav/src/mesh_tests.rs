@@ -295,7 +295,7 @@ fn operations_refuse_states_whose_full_snapshot_would_not_fit() {
         Err(MeshError::SnapshotTooLarge)
     );
     assert_eq!(
-        mesh.set_off_mesh_link_enabled(a, 0, false),
+        mesh.set_off_mesh_link_enabled(a, crate::ids::LinkIndex(0), false),
         Err(MeshError::SnapshotTooLarge)
     );
     assert_eq!(mesh.snapshot(crate::SnapshotMode::Referenced), before);

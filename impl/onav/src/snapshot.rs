@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::bytes::Reader;
 use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
-use crate::ids::{Generation, PolyIndex, TileContentId, TilePos};
+use crate::ids::{Generation, LinkIndex, PolyIndex, TileContentId, TilePos};
 use crate::library::TileLibrary;
 use crate::limits::{
     EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MAX_SLOTS, MIN_SLOT_LEN, PARAMS_AT, PARAMS_DIGEST_OFFSET,
@@ -106,14 +106,13 @@ impl TiledNavMesh {
 /// The writers copy these bytes from the mesh's [`Chunk`]s, which are written with this function.
 pub(crate) fn put_state(t: &NavTile, put: &mut impl FnMut(&[u8])) {
     put(&(t.edited_polys().len() as u32).to_le_bytes());
-    for p in t.edited_polys() {
-        let pi = PolyIndex(p);
-        let (b, f) = (p.to_le_bytes(), t.flags(pi).unwrap_or(0).to_le_bytes());
+    for pi in t.edited_polys() {
+        let (b, f) = (pi.0.to_le_bytes(), t.flags(pi).unwrap_or(0).to_le_bytes());
         put(&[b[0], b[1], b[2], b[3], t.area(pi).unwrap_or(0), f[0], f[1]]);
     }
     put(&(t.disabled_links().len() as u32).to_le_bytes());
     for l in t.disabled_links() {
-        put(&l.to_le_bytes());
+        put(&l.0.to_le_bytes());
     }
 }
 
@@ -577,7 +576,7 @@ fn build(
                 )
                 .into());
             }
-            tile.set_area_flags(p, area, flags);
+            tile.set_area_flags(pi, area, flags);
         }
         let nl = tile.link_count();
         if s.disabled.len() as u64 > u64::from(nl) {
@@ -600,7 +599,7 @@ fn build(
                 )
                 .into());
             }
-            tile.set_link_enabled(l, false);
+            tile.set_link_enabled(LinkIndex(l), false);
         }
     }
     // Stage D: unique positions (a map used for lookup only). When every occupied slot holds

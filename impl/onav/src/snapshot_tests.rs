@@ -83,14 +83,16 @@ fn cached_records_follow_edits_and_switches() {
     m.set_poly_area(r.poly(PolyIndex(0)), other(a0)).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 52);
-    m.set_off_mesh_link_enabled(r, 0, false).unwrap();
+    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(0), false)
+        .unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 56);
     m.set_poly_flags(r.poly(PolyIndex(1)), 0xbeef).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 63);
     let full = m.snapshot(SnapshotMode::Referenced);
-    m.set_off_mesh_link_enabled(r, 3, false).unwrap();
+    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(3), false)
+        .unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 67);
     m.set_poly_area(r.poly(PolyIndex(2)), other(a2)).unwrap();
@@ -102,7 +104,8 @@ fn cached_records_follow_edits_and_switches() {
     m.set_poly_area(r.poly(PolyIndex(1)), a1).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 67);
-    m.set_off_mesh_link_enabled(r, 3, true).unwrap();
+    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(3), true)
+        .unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 63);
     // In-place restores (the rollback path keeps the slots) both ways, and a new mesh.
@@ -149,7 +152,8 @@ fn cached_records_across_chunks() {
     for i in [0, 62, 63, 64, 65, 69] {
         m.set_poly_flags(refs[i].poly(PolyIndex(0)), 0x5a5a)
             .unwrap();
-        m.set_off_mesh_link_enabled(refs[i], 0, false).unwrap();
+        m.set_off_mesh_link_enabled(refs[i], crate::ids::LinkIndex(0), false)
+            .unwrap();
     }
     check_writers(&m);
     // Rollbacks (same generations and contents) from edited to plain slots and back.
@@ -656,7 +660,10 @@ fn apply(m: &mut TiledNavMesh, lib: &TileLibrary, o: &Op) -> String {
             None => "none".into(),
         },
         Op::Switch(i, l, e) => match tref(m, *i) {
-            Some(r) => format!("{:?}", m.set_off_mesh_link_enabled(r, u32::from(*l), *e)),
+            Some(r) => format!(
+                "{:?}",
+                m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(u32::from(*l)), *e)
+            ),
             None => "none".into(),
         },
         Op::Excursion(referenced, new_mesh, ops) => {

@@ -434,8 +434,8 @@ fn portal_links(
             }
             for f in theirs[first..].iter().take_while(|f| f.lo < e.hi) {
                 if let Some((lo, hi)) = overlap(&e.a, &e.b, &f.a, &f.b, u, climb) {
-                    out[e.poly as usize].push(Link {
-                        target: PolyRef::new(og, other, PolyIndex(f.poly)),
+                    out[e.poly.0 as usize].push(Link {
+                        target: PolyRef::new(og, other, f.poly),
                         kind: LinkKind::Portal {
                             edge: e.edge,
                             side,

@@ -61,7 +61,7 @@ pub(crate) fn link_point(
 ) -> Option<(Vec3, LinkDirection)> {
     let (tile, index) = mesh.poly(r)?;
     let i = tile.link_of_poly(index)?;
-    let l = tile.off_mesh_links().get(i as usize)?;
+    let l = tile.off_mesh_links().get(i.0 as usize)?;
     Some((
         match end {
             LinkEnd::Start => l.start,

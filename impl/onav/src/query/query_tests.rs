@@ -408,7 +408,9 @@ fn one_way_link_forwards_only() {
     // Disabled, the link is impassable forwards too.
     let mut f = f;
     let t = f.mesh.tile_ref_at(O).unwrap();
-    f.mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+    f.mesh
+        .set_off_mesh_link_enabled(t, crate::ids::LinkIndex(0), false)
+        .unwrap();
     let q = query(&f);
     let r = q
         .find_path(f.quad(O, 0, 2), f.quad(O, 4, 2), s, e, &filter)
@@ -463,13 +465,17 @@ fn links_by_direction_and_switch() {
         }
         // Switched off, the link forces the detour both ways; switched on again, it is back.
         let t = f.mesh.tile_ref_at(O).unwrap();
-        f.mesh.set_off_mesh_link_enabled(t, 0, false).unwrap();
+        f.mesh
+            .set_off_mesh_link_enabled(t, crate::ids::LinkIndex(0), false)
+            .unwrap();
         let q = query(&f);
         let r = q.find_path(a, b, s, e, &filter).unwrap();
         assert_eq!(r.status, PathStatus::Complete);
         assert!(!r.corridor.contains(&lp));
         assert!(r.corridor.contains(&f.quad(O, 2, 0)));
-        f.mesh.set_off_mesh_link_enabled(t, 0, true).unwrap();
+        f.mesh
+            .set_off_mesh_link_enabled(t, crate::ids::LinkIndex(0), true)
+            .unwrap();
         let q = query(&f);
         assert_eq!(q.find_path(a, b, s, e, &filter).unwrap(), fwd);
     }
@@ -844,7 +850,7 @@ fn distance_to_corridor(mesh: &crate::TiledNavMesh, c: &[PolyRef], p: &Vec3) -> 
     for &r in c {
         let (t, i) = mesh.poly(r).unwrap();
         if let Some(li) = t.link_of_poly(i) {
-            let l = t.off_mesh_links()[li as usize];
+            let l = t.off_mesh_links()[li.0 as usize];
             if *p == l.start || *p == l.end {
                 return 0.0;
             }
@@ -1042,7 +1048,7 @@ proptest! {
             let r = refs[t % refs.len()];
             let _ = mesh.set_poly_area(r.poly(crate::PolyIndex(p)), area);
             let _ = mesh.set_poly_flags(r.poly(crate::PolyIndex(p)), if off { 2 } else { 1 });
-            let _ = mesh.set_off_mesh_link_enabled(r, p % 2, !off);
+            let _ = mesh.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(p % 2), !off);
         }
         let mut filter = QueryFilter::default();
         filter.set_exclude_flags(2);

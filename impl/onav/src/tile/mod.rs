@@ -12,7 +12,8 @@ use std::sync::Arc;
 pub use raw::RawTile;
 
 use crate::geom::Vec3;
-use crate::ids::{PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
+use crate::ids::{LinkIndex, PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
+use crate::limits::MAX_VERTS_PER_POLY;
 use crate::params::Grid;
 
 /// Tile file magic, "ONTL".
@@ -33,11 +34,17 @@ pub enum Edge {
 }
 
 impl Edge {
-    /// The u32 code: 0 wall, 1 + index internal, 0x8000_0000 + side portal.
+    /// The u32 code (`spec/navmesh-format.md` §3.3): 0 wall, 1 + index internal, 0x8000_0000 +
+    /// side portal. An internal index that has no code (one whose code would reach the portal
+    /// bit) is written as `u32::MAX`, which no reader accepts.
     pub fn code(self) -> u32 {
         match self {
             Edge::Wall => 0,
-            Edge::Internal(p) => p.0 + 1,
+            Edge::Internal(p) => {
+                p.0.checked_add(1)
+                    .filter(|c| c & 0x8000_0000 == 0)
+                    .unwrap_or(u32::MAX)
+            }
             Edge::Portal(s) => 0x8000_0000 | u32::from(s.code()),
         }
     }
@@ -56,14 +63,19 @@ pub struct Polygon {
 }
 
 impl Polygon {
-    /// The used vertex indices.
+    /// The used vertex indices (all six for a vertex count above six, which only a hand-built
+    /// `RawTile` can hold and which no reader accepts).
     pub fn verts(&self) -> &[u32] {
-        &self.vertices[..usize::from(self.vertex_count)]
+        &self.vertices[..self.used()]
     }
 
-    /// The used edges.
+    /// The used edges (as [`Polygon::verts`]).
     pub fn edge_list(&self) -> &[Edge] {
-        &self.edges[..usize::from(self.vertex_count)]
+        &self.edges[..self.used()]
+    }
+
+    fn used(&self) -> usize {
+        usize::from(self.vertex_count).min(MAX_VERTS_PER_POLY)
     }
 }
 
@@ -145,7 +157,7 @@ pub(crate) struct TileData {
 pub(crate) struct PortalEdge {
     pub lo: f64,
     pub hi: f64,
-    pub poly: u32,
+    pub poly: PolyIndex,
     pub edge: u8,
     pub a: Vec3,
     pub b: Vec3,
@@ -158,9 +170,9 @@ pub struct NavTile {
     areas: Arc<Vec<u8>>,
     flags: Arc<Vec<u16>>,
     /// Polygons whose current area or flags differ from the as-built ones, strictly ascending.
-    edited: SortedSet,
+    edited: SortedSet<PolyIndex>,
     /// Disabled link indices, strictly ascending.
-    disabled: SortedSet,
+    disabled: SortedSet<LinkIndex>,
 }
 
 impl PartialEq for NavTile {
@@ -267,10 +279,16 @@ impl NavTile {
     }
 
     /// The link index of a polygon, if it is an off-mesh link polygon.
-    pub fn link_of_poly(&self, poly: PolyIndex) -> Option<u32> {
+    pub fn link_of_poly(&self, poly: PolyIndex) -> Option<LinkIndex> {
         poly.0
             .checked_sub(self.ground_poly_count())
             .filter(|&i| i < self.link_count())
+            .map(LinkIndex)
+    }
+
+    /// The polygon of an off-mesh link: G + link, if the link exists.
+    pub fn poly_of_link(&self, link: LinkIndex) -> Option<PolyIndex> {
+        (link.0 < self.link_count()).then(|| PolyIndex(self.ground_poly_count() + link.0))
     }
 
     /// The vertex positions of ground polygon `poly`.
@@ -351,24 +369,24 @@ impl NavTile {
     }
 
     /// Whether off-mesh link `link` is enabled (all links start enabled).
-    pub fn is_link_enabled(&self, link: u32) -> bool {
+    pub fn is_link_enabled(&self, link: LinkIndex) -> bool {
         !self.disabled.contains(link)
     }
 
     /// Polygons whose current area or flags differ from the as-built values, ascending.
-    pub fn edited_polys(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+    pub fn edited_polys(&self) -> impl ExactSizeIterator<Item = PolyIndex> + '_ {
         self.edited.iter().copied()
     }
 
     /// Disabled link indices, ascending.
-    pub fn disabled_links(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+    pub fn disabled_links(&self) -> impl ExactSizeIterator<Item = LinkIndex> + '_ {
         self.disabled.iter().copied()
     }
 
     /// Sets a polygon's area and flags, keeping the edited set exact. The caller has checked the
     /// index and the area range.
-    pub(crate) fn set_area_flags(&mut self, poly: u32, area: u8, flags: u16) {
-        let i = poly as usize;
+    pub(crate) fn set_area_flags(&mut self, poly: PolyIndex, area: u8, flags: u16) {
+        let i = poly.0 as usize;
         if self.areas[i] != area {
             Arc::make_mut(&mut self.areas)[i] = area;
         }
@@ -383,7 +401,7 @@ impl NavTile {
     }
 
     /// Turns a link on or off. The caller has checked the index.
-    pub(crate) fn set_link_enabled(&mut self, link: u32, enabled: bool) {
+    pub(crate) fn set_link_enabled(&mut self, link: LinkIndex, enabled: bool) {
         if enabled {
             self.disabled.remove(link);
         } else {
@@ -449,17 +467,24 @@ impl NavTile {
     }
 }
 
-/// A set of u32 kept as a strictly ascending vector: contiguous to iterate (the snapshot writer
-/// lists it in order), binary search to look up; appending in ascending order (restore) is O(1).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct SortedSet(Vec<u32>);
+/// A set of indices kept as a strictly ascending vector: contiguous to iterate (the snapshot
+/// writer lists it in order), binary search to look up; appending in ascending order (restore) is
+/// O(1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SortedSet<T>(Vec<T>);
 
-impl SortedSet {
-    fn contains(&self, v: u32) -> bool {
+impl<T> Default for SortedSet<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T: Ord + Copy> SortedSet<T> {
+    fn contains(&self, v: T) -> bool {
         self.0.binary_search(&v).is_ok()
     }
 
-    fn insert(&mut self, v: u32) {
+    fn insert(&mut self, v: T) {
         if self.0.last().is_none_or(|&l| l < v) {
             self.0.push(v);
         } else if let Err(at) = self.0.binary_search(&v) {
@@ -467,13 +492,13 @@ impl SortedSet {
         }
     }
 
-    fn remove(&mut self, v: u32) {
+    fn remove(&mut self, v: T) {
         if let Ok(at) = self.0.binary_search(&v) {
             self.0.remove(at);
         }
     }
 
-    fn iter(&self) -> impl ExactSizeIterator<Item = &u32> + '_ {
+    fn iter(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
         self.0.iter()
     }
 

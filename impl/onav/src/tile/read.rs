@@ -297,7 +297,7 @@ fn portal_lists(polys: &[Polygon], vertices: &[Vec3]) -> [Vec<PortalEdge>; 4] {
                 out[usize::from(side.code())].push(PortalEdge {
                     lo,
                     hi,
-                    poly: i as u32,
+                    poly: PolyIndex(i as u32),
                     edge: k as u8,
                     a,
                     b,
@@ -332,7 +332,7 @@ fn check_portals_disjoint(
     for list in portals {
         for w in list.windows(2) {
             if w[1].lo < w[0].hi {
-                let (i, k) = (w[1].poly as usize, usize::from(w[1].edge));
+                let (i, k) = (w[1].poly.0 as usize, usize::from(w[1].edge));
                 let at = neighbour_at(polys_at, i, k);
                 return Err(FormatError::new(
                     at,

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::{AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, Polygon, RawTile};
 use crate::error::{FormatError, FormatReason as R};
 use crate::geom::{orient, Vec3};
-use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
+use crate::ids::{LinkIndex, PolyIndex, SettingsDigest, Side, TilePos};
 use crate::limits::{MAX_DETAIL_TRIS, MAX_DETAIL_VERTS, MAX_POLYS, MAX_VERTS};
 use crate::params::Grid;
 
@@ -243,7 +243,7 @@ fn fixture_is_valid_and_laid_out_as_computed() {
     assert_eq!(tile.ground_poly_count(), 4);
     assert_eq!(tile.link_count(), 1);
     assert_eq!(tile.poly_count(), 5);
-    assert_eq!(tile.link_of_poly(PolyIndex(4)), Some(0));
+    assert_eq!(tile.link_of_poly(PolyIndex(4)), Some(LinkIndex(0)));
     assert_eq!(tile.link_of_poly(PolyIndex(3)), None);
     assert_eq!(tile.link_of_poly(PolyIndex(5)), None);
     assert_eq!(tile.cell_bounds(), [0.0, 0.0, 8.0, 8.0]);
@@ -311,7 +311,7 @@ fn fixture_accessors() {
         Edge::Portal(Side::PosZ)
     );
     assert_eq!(tile.off_mesh_links()[0].user_id, 77);
-    assert!(tile.is_link_enabled(0));
+    assert!(tile.is_link_enabled(LinkIndex(0)));
     assert_eq!(tile.edited_polys().len(), 0);
 }
 
@@ -751,6 +751,22 @@ fn t13_neighbour_code_out_of_range() {
             "code {code:#x}"
         );
     }
+}
+
+/// An internal index with no code of its own (its code would overflow, or reach the portal bit)
+/// is written as `u32::MAX` by the unchecked writer, which the reader rejects: no panic, and no
+/// other valid tile in its place.
+#[test]
+fn unencodable_internal_index_is_written_as_an_invalid_code() {
+    for index in [u32::MAX, 0x7fff_ffff] {
+        let t = edited(|t| t.polys[0].edges[1] = Edge::Internal(PolyIndex(index)));
+        assert_eq!(get_u32(&t.to_bytes(), pn_at(0, 1)), u32::MAX);
+        assert_eq!(
+            reject_raw(&t),
+            fe(pn_at(0, 1), "polygon[0].neighbour[1]", R::OutOfRange),
+        );
+    }
+    assert_eq!(Edge::Internal(PolyIndex(0x7fff_fffe)).code(), 0x7fff_ffff);
 }
 
 #[test]
@@ -1481,7 +1497,7 @@ fn clones_share_contents_but_not_state() {
     assert!(a.shares_contents(&b));
     assert_eq!(a, b);
 
-    b.set_area_flags(1, 5, 9);
+    b.set_area_flags(PolyIndex(1), 5, 9);
     assert!(a.shares_contents(&b));
     assert_eq!(
         (a.area(PolyIndex(1)), a.flags(PolyIndex(1))),
@@ -1500,11 +1516,11 @@ fn clones_share_contents_but_not_state() {
     let c = b.clone();
     assert!(c.shares_contents(&a));
     assert_eq!(c.area(PolyIndex(1)), Some(5));
-    assert_eq!(c.edited_polys().collect::<Vec<_>>(), vec![1]);
+    assert_eq!(c.edited_polys().collect::<Vec<_>>(), vec![PolyIndex(1)]);
 
     // Editing the original leaves the copies alone.
     let mut a2 = a.clone();
-    a2.set_area_flags(0, 7, 7);
+    a2.set_area_flags(PolyIndex(0), 7, 7);
     assert_eq!(b.area(PolyIndex(0)), Some(1));
     assert_eq!(a.area(PolyIndex(0)), Some(1));
 
@@ -1518,22 +1534,22 @@ fn clones_share_contents_but_not_state() {
 #[test]
 fn edited_set_is_exact() {
     let mut t = fixture().build().unwrap();
-    let edited = |t: &NavTile| t.edited_polys().collect::<Vec<_>>();
+    let edited = |t: &NavTile| t.edited_polys().map(|p| p.0).collect::<Vec<_>>();
 
-    t.set_area_flags(3, 63, 0xffff); // equal to as built
+    t.set_area_flags(PolyIndex(3), 63, 0xffff); // equal to as built
     assert_eq!(edited(&t), Vec::<u32>::new());
-    t.set_area_flags(3, 0, 0xffff); // area only
-    t.set_area_flags(4, 0, 2); // link polygon, flags only
-    t.set_area_flags(0, 1, 1); // unchanged
+    t.set_area_flags(PolyIndex(3), 0, 0xffff); // area only
+    t.set_area_flags(PolyIndex(4), 0, 2); // link polygon, flags only
+    t.set_area_flags(PolyIndex(0), 1, 1); // unchanged
     assert_eq!(edited(&t), vec![3, 4]);
-    t.set_area_flags(2, 9, 9);
+    t.set_area_flags(PolyIndex(2), 9, 9);
     assert_eq!(edited(&t), vec![2, 3, 4]);
-    t.set_area_flags(3, 63, 0xffff); // back to as built
+    t.set_area_flags(PolyIndex(3), 63, 0xffff); // back to as built
     assert_eq!(edited(&t), vec![2, 4]);
-    t.set_area_flags(2, 9, 3); // still differs in area
+    t.set_area_flags(PolyIndex(2), 9, 3); // still differs in area
     assert_eq!(edited(&t), vec![2, 4]);
-    t.set_area_flags(2, 3, 3);
-    t.set_area_flags(4, 0, 1);
+    t.set_area_flags(PolyIndex(2), 3, 3);
+    t.set_area_flags(PolyIndex(4), 0, 1);
     assert_eq!(edited(&t), Vec::<u32>::new());
     assert_eq!(t.to_bytes(), fixture_bytes());
 }
@@ -1543,8 +1559,8 @@ fn to_bytes_reflects_current_values() {
     let original = fixture_bytes();
     let mut t = NavTile::from_bytes(&original).unwrap();
     let id = t.content_id();
-    t.set_area_flags(1, 40, 0x1234);
-    t.set_area_flags(4, 12, 0xbeef);
+    t.set_area_flags(PolyIndex(1), 40, 0x1234);
+    t.set_area_flags(PolyIndex(4), 12, 0xbeef);
 
     let mut expected = original.clone();
     expected[(AREAS_AT + 1) as usize] = 40;
@@ -1563,10 +1579,10 @@ fn to_bytes_reflects_current_values() {
     assert_eq!(u.edited_polys().len(), 0);
 
     // Setting the as-built values back empties the edited set and restores the bytes.
-    t.set_link_enabled(0, false);
-    assert!(!t.is_link_enabled(0));
+    t.set_link_enabled(LinkIndex(0), false);
+    assert!(!t.is_link_enabled(LinkIndex(0)));
     t.set_area_flags(
-        1,
+        PolyIndex(1),
         original[AREAS_AT as usize + 1],
         u16::from_le_bytes([
             original[FLAGS_AT as usize + 2],
@@ -1574,16 +1590,16 @@ fn to_bytes_reflects_current_values() {
         ]),
     );
     t.set_area_flags(
-        4,
+        PolyIndex(4),
         original[AREAS_AT as usize + 4],
         u16::from_le_bytes([
             original[FLAGS_AT as usize + 8],
             original[FLAGS_AT as usize + 9],
         ]),
     );
-    t.set_link_enabled(0, true);
+    t.set_link_enabled(LinkIndex(0), true);
     assert_eq!(t.to_bytes(), original);
-    assert!(t.is_link_enabled(0));
+    assert!(t.is_link_enabled(LinkIndex(0)));
     assert_eq!(t.edited_polys().len(), 0);
 }
 

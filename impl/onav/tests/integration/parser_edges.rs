@@ -30,7 +30,8 @@ fn small() -> (WorldSpec, TiledNavMesh, TileLibrary) {
     let r0 = m.add_tile(tiles[0].clone()).unwrap();
     m.set_poly_area(r0.poly(onav::PolyIndex(0)), 9).unwrap();
     if m.tile(r0).unwrap().link_count() > 0 {
-        m.set_off_mesh_link_enabled(r0, 0, false).unwrap();
+        m.set_off_mesh_link_enabled(r0, onav::LinkIndex(0), false)
+            .unwrap();
     }
     (w, m, lib)
 }
