@@ -408,3 +408,27 @@ impl WorldSpec {
         }
     }
 }
+
+/// Worlds the unit tests share.
+#[cfg(test)]
+pub(crate) mod worlds {
+    use super::WorldSpec;
+
+    /// The layered, holed, density-varying world the mesh, stitching and query tests share:
+    /// 3 × 3 cells, two layers, holes, two links per tile, three areas.
+    pub(crate) fn layered() -> WorldSpec {
+        WorldSpec {
+            columns: 3,
+            rows: 3,
+            layers: 2,
+            quads: 3,
+            vary_density: true,
+            slope: [0.05, -0.03],
+            bump: 0.3,
+            hole_chance: 30,
+            links_per_tile: 2,
+            area_kinds: 3,
+            ..WorldSpec::default()
+        }
+    }
+}

@@ -8,20 +8,14 @@ pub mod fuzzing;
 pub mod generator;
 pub mod geom;
 pub mod ids;
-#[cfg(test)]
-mod landing_tests;
 pub mod library;
 pub mod limits;
 pub mod mesh;
-#[cfg(test)]
-mod mesh_tests;
 pub mod meshfile;
-mod pack;
 pub mod params;
 pub mod query;
+mod record;
 pub mod snapshot;
-#[cfg(test)]
-mod snapshot_tests;
 pub mod stitch;
 pub mod tile;
 

@@ -286,6 +286,16 @@ impl Writer {
         self.buf.extend_from_slice(b);
     }
 
+    /// Appends the first `n` bytes of `run`. All of `run` is copied first (one fixed-size move)
+    /// and then cut back, which is faster than a copy of variable length for short runs; `n`
+    /// must not exceed `N`.
+    #[inline]
+    pub(crate) fn bytes_of_run<const N: usize>(&mut self, run: &[u8; N], n: usize) {
+        let keep = self.buf.len() + n.min(N);
+        self.buf.extend_from_slice(run);
+        self.buf.truncate(keep);
+    }
+
     /// Appends a u8.
     #[inline]
     pub fn u8(&mut self, v: u8) {

@@ -267,3 +267,13 @@ fn field_paths_are_built_only_on_error() {
     assert_eq!(e.field, "slot[3].kind");
     assert_eq!(built, 1);
 }
+
+#[test]
+fn a_run_is_cut_back_to_its_length() {
+    let mut w = Writer::default();
+    w.u8(9);
+    w.bytes_of_run(&[1, 2, 3, 4], 2);
+    w.bytes_of_run(&[5, 6, 7, 8], 4);
+    assert_eq!(w.len(), 7);
+    assert_eq!(w.into_inner(), [9, 1, 2, 5, 6, 7, 8]);
+}

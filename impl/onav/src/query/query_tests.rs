@@ -796,7 +796,7 @@ fn same_polygon_and_clamping() {
 // ---- Generated worlds: properties and determinism ----
 
 fn world() -> WorldSpec {
-    crate::mesh_tests::world()
+    crate::generator::worlds::layered()
 }
 
 fn world_mesh() -> crate::TiledNavMesh {

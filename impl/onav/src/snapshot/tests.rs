@@ -69,8 +69,8 @@ fn cached_records_follow_edits_and_switches() {
     m.add_tile(tiles[1].clone()).unwrap();
     let slot = r.slot().0 as usize;
     let len = |m: &TiledNavMesh| {
-        m.state.chunks[slot / crate::mesh::CHUNK_SLOTS]
-            .record(slot % crate::mesh::CHUNK_SLOTS)
+        m.state.chunks[slot / crate::record::CHUNK_SLOTS]
+            .record(slot % crate::record::CHUNK_SLOTS)
             .len()
     };
     check_writers(&m);

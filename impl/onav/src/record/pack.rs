@@ -1,5 +1,5 @@
 //! Packed tile bytes: the mesh's own copy of the as-built bytes (`spec/navmesh-format.md` §3)
-//! of the tiles in each run of [`CHUNK_SLOTS`](crate::mesh::CHUNK_SLOTS) consecutive slots, kept
+//! of the tiles in each run of [`CHUNK_SLOTS`](super::CHUNK_SLOTS) consecutive slots, kept
 //! together in one buffer, for the Full snapshot writer (`spec/snapshot.md` S9).
 //!
 //! Why a copy: a tile's bytes live in their own allocation beside the tile's parsed arrays, so

@@ -63,7 +63,7 @@ fn dense(links: u32) -> (WorldSpec, NavTile) {
 
 #[test]
 fn work_matches_a_brute_force_count_on_a_layered_world() {
-    let w = crate::mesh_tests::world();
+    let w = crate::generator::worlds::layered();
     let tiles = w.tiles();
     let all: Vec<&NavTile> = tiles.iter().collect();
     let cells = crate::stitch::weight_per_cell(all.iter().copied());
