@@ -168,6 +168,17 @@ pub struct FingerprintError {
     pub found: SettingsDigest,
 }
 
+impl FingerprintError {
+    /// The same error nested inside a container that starts at `base` under `prefix`, as
+    /// [`FormatError::nested`].
+    #[must_use]
+    pub fn nested(mut self, base: u64, prefix: &str) -> Self {
+        self.offset = self.offset.map(|o| o + base);
+        self.field = format!("{prefix}.{}", self.field);
+        self
+    }
+}
+
 /// Either failure of a restore or a read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RestoreError {
@@ -193,6 +204,16 @@ impl RestoreError {
         match self {
             Self::Format(e) => &e.field,
             Self::Fingerprint(e) => &e.field,
+        }
+    }
+
+    /// The same error nested inside a container that starts at `base` under `prefix` (a tile
+    /// inside a snapshot slot, a snapshot inside another file).
+    #[must_use]
+    pub fn nested(self, base: u64, prefix: &str) -> Self {
+        match self {
+            Self::Format(e) => Self::Format(e.nested(base, prefix)),
+            Self::Fingerprint(e) => Self::Fingerprint(e.nested(base, prefix)),
         }
     }
 

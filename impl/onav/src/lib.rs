@@ -33,7 +33,7 @@ pub use query::{
     NavMeshQuery, NearestPoly, PathResult, PathStatus, QueryError, QueryFilter, RaycastHit,
     RaycastOptions, RaycastStop, StraightPathFlags, StraightPathOptions, StraightPoint,
 };
-pub use snapshot::{NavMeshSnapshot, SnapshotMode};
+pub use snapshot::{NavMeshSnapshot, SnapshotMode, ValidatedSnapshot};
 pub use stitch::{Link, LinkEnd, LinkKind, TileLinks};
 pub use tile::{
     AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, OffMeshLink, Polygon, RawTile,

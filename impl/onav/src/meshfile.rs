@@ -6,11 +6,10 @@
 use std::collections::HashSet;
 
 use crate::bytes::{Reader, Writer};
-use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
-use crate::limits::{
-    FILE_HEADER_LEN, PARAMS_AT, TILE_DIGEST_AT, TILE_HEADER_LEN, TILE_POSITION_AT,
-};
-use crate::mesh::TiledNavMesh;
+use crate::error::{FormatError, FormatReason as R, RestoreError};
+use crate::ids::Generation;
+use crate::limits::{COUNT_LEN, FILE_HEADER_LEN, TILE_HEADER_LEN, TILE_POSITION_AT};
+use crate::mesh::{MeshState, SlotContents, TiledNavMesh};
 use crate::params::MeshParams;
 use crate::stitch::{first_over_budget, weight_per_cell};
 use crate::tile::NavTile;
@@ -24,7 +23,7 @@ pub const MESH_VERSION: u16 = 2;
 pub fn write_mesh(mesh: &TiledNavMesh) -> Vec<u8> {
     let tiles: Vec<Vec<u8>> = mesh.tiles().map(|(_, t)| t.to_bytes()).collect();
     let mut w = Writer::with_capacity(
-        FILE_HEADER_LEN + 4 + tiles.iter().map(|t| t.len() + 4).sum::<usize>(),
+        FILE_HEADER_LEN + COUNT_LEN + tiles.iter().map(|t| t.len() + COUNT_LEN).sum::<usize>(),
     );
     w.header(MESH_MAGIC, MESH_VERSION);
     mesh.params().write(&mut w);
@@ -42,32 +41,15 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     let mut r = Reader::new(bytes, 0);
     r.header(MESH_MAGIC, MESH_VERSION)?;
     let params = MeshParams::read(&mut r)?;
-    let n = r.count("tile_count", params.slot_count, 4 + TILE_HEADER_LEN)?;
+    let n = r.count("tile_count", params.slot_count, COUNT_LEN + TILE_HEADER_LEN)?;
     let mut tiles = Vec::with_capacity(n as usize);
     let mut starts = Vec::with_capacity(n as usize);
     let mut seen = HashSet::with_capacity(n as usize);
     for i in 0..n {
         let (tat, tb) = r.length_prefixed(|| format!("tile[{i}].length"))?;
-        let tile = NavTile::from_bytes_at(tb, tat).map_err(|mut e| {
-            e.field = format!("tile[{i}].{}", e.field);
-            e
-        })?;
-        if tile.digest() != params.digest {
-            return Err(FingerprintError {
-                offset: Some(tat + TILE_DIGEST_AT),
-                field: format!("tile[{i}].params.settings_digest"),
-                expected: params.digest,
-                found: tile.digest(),
-            }
-            .into());
-        }
-        if !tile.grid().bits_eq(&params.grid) {
-            return Err(FormatError::new(
-                tat + PARAMS_AT,
-                format!("tile[{i}].params"),
-                R::ParamsMismatch,
-            )
-            .into());
+        let tile = NavTile::from_bytes(tb).map_err(|e| e.nested(tat, &format!("tile[{i}]")))?;
+        if let Some(m) = params.tile_mismatch(tile.digest(), &tile.grid()) {
+            return Err(m.in_tile().nested(tat, &format!("tile[{i}]")));
         }
         if !seen.insert(tile.pos()) {
             return Err(FormatError::new(
@@ -91,7 +73,14 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
         )
         .into());
     }
-    let mut mesh = TiledNavMesh::new(params);
-    mesh.add_tiles(tiles);
-    Ok(mesh)
+    // Slots 0, 1, 2, … of generation 1 hold the tiles; the others are free.
+    let mut slots: SlotContents = tiles
+        .into_iter()
+        .map(|t| (Generation::FIRST, Some(t)))
+        .collect();
+    slots.resize(params.slot_count as usize, (Generation::FIRST, None));
+    Ok(TiledNavMesh::from_state(
+        params,
+        MeshState::from_slots(slots, None),
+    ))
 }

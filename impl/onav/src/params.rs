@@ -1,10 +1,10 @@
 //! The 68-byte mesh parameter block (`spec/navmesh-format.md` §2): the cell grid, the slot count
 //! and the settings digest that fingerprints a build.
 
-use crate::bytes::{Reader, Writer};
-use crate::error::{FormatError, FormatReason};
+use crate::bytes::{Field, Reader, Writer};
+use crate::error::{FingerprintError, FormatError, FormatReason, MeshError, RestoreError};
 use crate::ids::SettingsDigest;
-use crate::limits::MAX_SLOTS;
+use crate::limits::{MAX_SLOTS, PARAMS_AT, TILE_DIGEST_AT};
 
 /// The cell geometry shared by a mesh and its tiles: origin and tile size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -145,5 +145,87 @@ impl MeshParams {
         let mut out = [0u8; 68];
         out.copy_from_slice(&w.into_inner());
         out
+    }
+}
+
+/// How a tile's build parameters differ from a mesh's, the first difference in checking order:
+/// the settings digest (a fingerprint error), then the grid (a format error, *params
+/// mismatch*) (`spec/navmesh-format.md` §5.2 and M9, `spec/snapshot.md` S9 and S10). Every
+/// place that takes a tile into a mesh checks it with [`MeshParams::tile_mismatch`] and reports
+/// it with one of the methods here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TileMismatch {
+    /// The tile's settings digest is not the mesh's.
+    Digest {
+        expected: SettingsDigest,
+        found: SettingsDigest,
+    },
+    /// The tile's origin or tile size differ bitwise from the mesh's.
+    Grid,
+}
+
+impl MeshParams {
+    /// How a tile with `digest` and `grid` differs from these parameters, if it does.
+    pub(crate) fn tile_mismatch(
+        &self,
+        digest: SettingsDigest,
+        grid: &Grid,
+    ) -> Option<TileMismatch> {
+        if digest != self.digest {
+            Some(TileMismatch::Digest {
+                expected: self.digest,
+                found: digest,
+            })
+        } else if !grid.bits_eq(&self.grid) {
+            Some(TileMismatch::Grid)
+        } else {
+            None
+        }
+    }
+}
+
+impl TileMismatch {
+    /// The error in the tile's own bytes: the digest field (offset 40) or the grid (offset 8),
+    /// to be [nested](RestoreError::nested) where the tile's bytes lie.
+    pub(crate) fn in_tile(self) -> RestoreError {
+        match self {
+            Self::Digest { expected, found } => FingerprintError {
+                offset: Some(TILE_DIGEST_AT),
+                field: "params.settings_digest".into(),
+                expected,
+                found,
+            }
+            .into(),
+            Self::Grid => {
+                FormatError::new(PARAMS_AT, "params", FormatReason::ParamsMismatch).into()
+            }
+        }
+    }
+
+    /// The error at the content id (offset `at`, field `field`) that names the tile.
+    pub(crate) fn at_reference(self, at: u64, field: impl Field) -> RestoreError {
+        match self {
+            Self::Digest { expected, found } => FingerprintError {
+                offset: Some(at),
+                field: field.path(),
+                expected,
+                found,
+            }
+            .into(),
+            Self::Grid => FormatError::new(at, field.path(), FormatReason::ParamsMismatch).into(),
+        }
+    }
+
+    /// The error of a mesh operation given the tile (`spec/navmesh-format.md` §5.4).
+    pub(crate) fn mesh_error(self) -> MeshError {
+        match self {
+            Self::Digest { expected, found } => MeshError::Fingerprint(FingerprintError {
+                offset: None,
+                field: "tile.params.settings_digest".into(),
+                expected,
+                found,
+            }),
+            Self::Grid => MeshError::ParamsMismatch,
+        }
     }
 }

@@ -12,7 +12,7 @@ pub(crate) use state::{MeshState, SlotContents};
 
 use std::sync::Arc;
 
-use crate::error::{FingerprintError, MeshError};
+use crate::error::MeshError;
 use crate::ids::{Generation, LinkIndex, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::{EDIT_LEN, MAX_AREA, SWITCH_LEN};
 use crate::params::MeshParams;
@@ -24,7 +24,7 @@ use state::Occupied;
 /// A tiled navigation mesh.
 #[derive(Debug, Clone)]
 pub struct TiledNavMesh {
-    params: MeshParams,
+    pub(crate) params: MeshParams,
     pub(crate) state: MeshState,
 }
 
@@ -62,18 +62,10 @@ impl TiledNavMesh {
     }
 
     fn check_tile(&self, tile: &NavTile) -> Result<(), MeshError> {
-        if tile.digest() != self.params.digest {
-            return Err(MeshError::Fingerprint(FingerprintError {
-                offset: None,
-                field: "tile.params.settings_digest".into(),
-                expected: self.params.digest,
-                found: tile.digest(),
-            }));
+        match self.params.tile_mismatch(tile.digest(), &tile.grid()) {
+            Some(m) => Err(m.mesh_error()),
+            None => Ok(()),
         }
-        if !tile.grid().bits_eq(&self.params.grid) {
-            return Err(MeshError::ParamsMismatch);
-        }
-        Ok(())
     }
 
     /// Adds a tile in the lowest-indexed free slot and stitches it and its neighbours. The mesh

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::read::{Parsed, TileEntry};
-use crate::error::{FingerprintError, FormatError, FormatReason as R, RestoreError};
+use crate::error::{FormatError, FormatReason as R, RestoreError};
 use crate::ids::{LinkIndex, PolyIndex, TilePos};
 use crate::library::TileLibrary;
-use crate::limits::{PARAMS_AT, TILE_DIGEST_AT, TILE_POSITION_AT};
+use crate::limits::TILE_POSITION_AT;
 use crate::mesh::{MeshState, SlotContents};
 use crate::params::MeshParams;
 use crate::record::Sizes;
@@ -30,28 +30,11 @@ fn resolve(
             let tile = match old {
                 // A tile already held with identical bytes needs no second parse.
                 Some(t) if t.as_built_bytes() == bytes => NavTile::from_data(Arc::clone(t.data())),
-                _ => NavTile::from_bytes_at(bytes, at).map_err(|e| {
-                    let mut e = e;
-                    e.field = format!("slot[{i}].tile.{}", e.field);
-                    e
-                })?,
+                _ => NavTile::from_bytes(bytes)
+                    .map_err(|e| e.nested(at, &format!("slot[{i}].tile")))?,
             };
-            if tile.digest() != params.digest {
-                return Err(FingerprintError {
-                    offset: Some(at + TILE_DIGEST_AT),
-                    field: format!("slot[{i}].tile.params.settings_digest"),
-                    expected: params.digest,
-                    found: tile.digest(),
-                }
-                .into());
-            }
-            if !tile.grid().bits_eq(&params.grid) {
-                return Err(FormatError::new(
-                    at + PARAMS_AT,
-                    format!("slot[{i}].tile.params"),
-                    R::ParamsMismatch,
-                )
-                .into());
+            if let Some(m) = params.tile_mismatch(tile.digest(), &tile.grid()) {
+                return Err(m.in_tile().nested(at, &format!("slot[{i}].tile")));
             }
             Ok(tile)
         }
@@ -59,31 +42,21 @@ fn resolve(
             let t = library.get(&id).ok_or_else(|| {
                 FormatError::new(at, format!("slot[{i}].content_id"), R::UnknownContentId)
             })?;
-            if t.digest() != params.digest {
-                return Err(FingerprintError {
-                    offset: Some(at),
-                    field: format!("slot[{i}].content_id"),
-                    expected: params.digest,
-                    found: t.digest(),
-                }
-                .into());
-            }
-            if !t.grid().bits_eq(&params.grid) {
-                return Err(FormatError::new(
-                    at,
-                    format!("slot[{i}].content_id"),
-                    R::ParamsMismatch,
-                )
-                .into());
+            if let Some(m) = params.tile_mismatch(t.digest(), &t.grid()) {
+                return Err(m.at_reference(at, || format!("slot[{i}].content_id")));
             }
             Ok(NavTile::from_data(Arc::clone(t.data())))
         }
     }
 }
 
-/// Stages B to D: every slot's tile validated, resolved and given its edits and switches.
-/// What is returned is a complete, valid new state; building the mesh from it cannot fail.
-pub(super) fn build(
+/// Stages B to E: every slot's tile validated, resolved and given its edits and switches, then
+/// the checks across slots. What is returned is a complete, valid new state; building the mesh
+/// from it cannot fail. With `old`, the state of the mesh restored in place: tiles it holds with
+/// identical bytes are shared instead of parsed again, and when every slot holds the tile `old`
+/// holds there, stages D and E are skipped (S21, S30): those tiles are the mesh's own at its own
+/// positions, and every way a mesh can reach a state checks both rules.
+pub(super) fn stages(
     parsed: Parsed<'_>,
     library: &TileLibrary,
     old: Option<&MeshState>,

@@ -23,7 +23,8 @@ mod write;
 
 use crate::error::RestoreError;
 use crate::library::TileLibrary;
-use crate::mesh::{MeshState, TiledNavMesh};
+use crate::mesh::{MeshState, SlotContents, TiledNavMesh};
+use crate::params::MeshParams;
 
 /// Snapshot magic, "ONPS".
 pub const SNAPSHOT_MAGIC: [u8; 4] = *b"ONPS";
@@ -54,16 +55,71 @@ impl TiledNavMesh {
     /// (`spec/snapshot.md` S20): whatever holds the mesh (a struct, a lock shared with the
     /// queries' users) keeps holding it, and queries made from it answer for the restored
     /// state. The snapshot's parameters must equal the mesh's bitwise. Any error leaves the mesh
-    /// untouched. Tiles and links that are provably unchanged are reused.
+    /// untouched. Tiles and links that are provably unchanged are reused. The same as
+    /// [`TiledNavMesh::check_restore`] and then [`TiledNavMesh::commit`].
     pub fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
-        let parsed = read::parse(bytes, Some(self.params()))?;
-        let slots = check::build(parsed, library, Some(&self.state))?;
-        // Everything is validated: from here on nothing can fail. The old state is taken apart
-        // only now, so what it provably shares with the new one (unchanged slots, their links
-        // and landings, the cell index) is reused instead of rebuilt.
-        let old = std::mem::replace(&mut self.state, MeshState::empty(0));
-        self.state = MeshState::rebuild(old, slots);
+        let snapshot = self.check_restore(bytes, library)?;
+        self.commit(snapshot);
         Ok(())
+    }
+
+    /// Validates `bytes` for a restore into this mesh, in place (`spec/snapshot.md` S20 step 1:
+    /// stages A–E, with the in-place comparison of the parameters, S2), without changing the
+    /// mesh. Tiles the mesh holds with identical bytes are not parsed again. It accepts exactly
+    /// what [`NavMeshSnapshot::check`] accepts when the snapshot's parameters equal the mesh's,
+    /// with the same errors.
+    pub fn check_restore(
+        &self,
+        bytes: &[u8],
+        library: &TileLibrary,
+    ) -> Result<ValidatedSnapshot, RestoreError> {
+        let parsed = read::parse(bytes, Some(self.params()))?;
+        let params = parsed.params;
+        let slots = check::stages(parsed, library, Some(&self.state))?;
+        Ok(ValidatedSnapshot { params, slots })
+    }
+
+    /// Replaces this mesh's state, in place, with a validated snapshot's (`spec/snapshot.md` S20
+    /// steps 2 and 3): the state is built and stitched, then swapped in. Nothing can fail here.
+    /// The mesh takes the snapshot's parameters too; they are the mesh's own when the snapshot
+    /// came from [`TiledNavMesh::check_restore`]. What this mesh provably shares with the new
+    /// state (unchanged slots, their links and landings, the cell index) is reused.
+    pub fn commit(&mut self, snapshot: ValidatedSnapshot) {
+        // The old state is taken apart only now, so that it can be reused.
+        let old = std::mem::replace(&mut self.state, MeshState::empty(0));
+        self.params = snapshot.params;
+        self.state = MeshState::rebuild(old, snapshot.slots);
+    }
+
+    /// A new mesh with a validated snapshot's parameters and state (`spec/snapshot.md` S19),
+    /// stitched once. Nothing can fail here.
+    pub fn from_snapshot(snapshot: ValidatedSnapshot) -> Self {
+        let state = MeshState::from_slots(snapshot.slots, None);
+        Self::from_state(snapshot.params, state)
+    }
+}
+
+/// A snapshot that passed every check of a restore (stages A–E, `spec/snapshot.md` §6): the
+/// complete state it describes, built on the side and not yet stitched. Only
+/// [`NavMeshSnapshot::check`] and [`TiledNavMesh::check_restore`] make one; only
+/// [`TiledNavMesh::commit`] (in place) and [`TiledNavMesh::from_snapshot`] (a new mesh) take
+/// one, and neither can fail. A caller that restores several things together (a tile cache: its
+/// own state and its mesh's) validates every part first and commits only once all passed.
+#[derive(Debug, Clone)]
+pub struct ValidatedSnapshot {
+    params: MeshParams,
+    slots: SlotContents,
+}
+
+impl ValidatedSnapshot {
+    /// The snapshot's mesh parameters.
+    pub fn params(&self) -> &MeshParams {
+        &self.params
+    }
+
+    /// Number of occupied slots.
+    pub fn tile_count(&self) -> usize {
+        self.slots.iter().filter(|(_, t)| t.is_some()).count()
     }
 }
 
@@ -72,19 +128,24 @@ impl TiledNavMesh {
 pub struct NavMeshSnapshot;
 
 impl NavMeshSnapshot {
-    /// A new mesh with the snapshot's parameters and state.
+    /// A new mesh with the snapshot's parameters and state: [`NavMeshSnapshot::check`], then
+    /// [`TiledNavMesh::from_snapshot`].
     pub fn restore(bytes: &[u8], library: &TileLibrary) -> Result<TiledNavMesh, RestoreError> {
-        let parsed = read::parse(bytes, None)?;
-        let params = parsed.params;
-        let slots = check::build(parsed, library, None)?;
-        Ok(TiledNavMesh::from_state(
-            params,
-            MeshState::from_slots(slots, None),
-        ))
+        Self::check(bytes, library).map(TiledNavMesh::from_snapshot)
     }
 
-    /// Validates a snapshot completely without building anything a caller keeps.
+    /// Validates a snapshot for a restore into a new mesh (stages A–E, `spec/snapshot.md` S19),
+    /// building the state on the side but not stitching it.
+    pub fn check(bytes: &[u8], library: &TileLibrary) -> Result<ValidatedSnapshot, RestoreError> {
+        let parsed = read::parse(bytes, None)?;
+        let params = parsed.params;
+        let slots = check::stages(parsed, library, None)?;
+        Ok(ValidatedSnapshot { params, slots })
+    }
+
+    /// Whether a snapshot would restore into a new mesh: [`NavMeshSnapshot::check`] without
+    /// keeping the result. Nothing is stitched.
     pub fn validate(bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
-        Self::restore(bytes, library).map(drop)
+        Self::check(bytes, library).map(drop)
     }
 }

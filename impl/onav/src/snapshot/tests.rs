@@ -716,3 +716,54 @@ proptest! {
         b.state.assert_derived();
     }
 }
+
+/// Validation and commit are separate steps: a checked snapshot commits to exactly what
+/// `restore` gives, in place and into a new mesh, and two snapshots can be checked before either
+/// is committed (the tile cache's two-phase restore).
+#[test]
+fn check_then_commit_equals_restore() {
+    let (m, lib) = busy_mesh();
+    let full = m.snapshot(SnapshotMode::Full);
+    let referenced = m.snapshot(SnapshotMode::Referenced);
+    let mut other = m.clone();
+    mutate(&mut other);
+    let before = observe(&other);
+
+    // Both checked first; a failing check of a third changes nothing.
+    let a = other.check_restore(&full, &lib).unwrap();
+    let b = NavMeshSnapshot::check(&referenced, &lib).unwrap();
+    assert!(other.check_restore(&full[..full.len() - 1], &lib).is_err());
+    assert_eq!(observe(&other), before);
+    assert_eq!(a.params().to_bytes(), m.params().to_bytes());
+    assert_eq!(a.tile_count(), m.tile_count());
+
+    other.commit(a);
+    assert_eq!(observe(&other), observe(&m));
+    let fresh = TiledNavMesh::from_snapshot(b);
+    assert_eq!(observe(&fresh), observe(&m));
+    assert_eq!(NavMeshSnapshot::validate(&referenced, &lib), Ok(()));
+}
+
+/// A restore error nested in an outer input (a mesh snapshot inside another file) moves by the
+/// outer offset and gains the outer field prefix, for both classes.
+#[test]
+fn restore_errors_nest_in_an_outer_input() {
+    let (m, lib) = busy_mesh();
+    let mut b = m.snapshot(SnapshotMode::Referenced);
+    b[0] ^= 1;
+    let e = NavMeshSnapshot::restore(&b, &lib)
+        .unwrap_err()
+        .nested(100, "mesh");
+    assert_eq!(
+        (e.class(), e.field(), e.offset()),
+        ("format", "mesh.magic", Some(100))
+    );
+    let mut b = m.snapshot(SnapshotMode::Referenced);
+    b[44] ^= 1;
+    let mut mm = m.clone();
+    let e = mm.restore(&b, &lib).unwrap_err().nested(7, "mesh");
+    assert_eq!(
+        (e.class(), e.field(), e.offset()),
+        ("fingerprint", "mesh.params.settings_digest", Some(51))
+    );
+}
