@@ -1,13 +1,16 @@
-//! Error types (DESIGN §9): `FormatError` for bytes that break a rule, `FingerprintError` for a
-//! settings digest that does not match, `MeshError` for mesh operations, `RestoreError` for either.
+//! Error types (`spec/navmesh-format.md` §1.6, §5.4; `spec/snapshot.md` §6.1): `FormatError` for
+//! bytes that break a rule, `FingerprintError` for a settings digest that does not match,
+//! `RestoreError` for either, `MeshError` for mesh operations.
 
 use crate::ids::{LinkIndex, PolyRef, SettingsDigest, TilePos, TileRef};
 
 /// Why bytes were rejected. Conformance compares only the error class and field path; the reason
 /// is for people and for tests of this implementation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FormatReason {
     /// Fewer bytes remain than the field needs.
+    #[error("truncated: needs {needed} bytes, {available} remain")]
     Truncated {
         /// Bytes the field needs.
         needed: u64,
@@ -15,19 +18,25 @@ pub enum FormatReason {
         available: u64,
     },
     /// The magic is not the one of this kind of file.
+    #[error("wrong magic")]
     BadMagic,
     /// The version is not the one this reader knows.
+    #[error("unsupported version {found}")]
     BadVersion {
         /// Version found.
         found: u16,
     },
     /// A field that must be zero is not.
+    #[error("reserved field is not zero")]
     NonZeroReserved,
     /// A float is NaN or infinite.
+    #[error("float is not finite")]
     NotFinite,
     /// A value lies outside the range its rule allows.
+    #[error("value out of range")]
     OutOfRange,
     /// A count exceeds its limit or the bytes that remain.
+    #[error("count {count} exceeds {max}")]
     CountTooLarge {
         /// The count read.
         count: u64,
@@ -35,49 +44,67 @@ pub enum FormatReason {
         max: u64,
     },
     /// A list is not in strictly ascending order.
+    #[error("not strictly ascending")]
     NotAscending,
     /// A value duplicates an earlier one where values must be unique.
+    #[error("duplicate value")]
     Duplicate,
     /// Bytes remain after the end of the structure.
+    #[error("{count} trailing bytes")]
     TrailingBytes {
         /// How many bytes remain.
         count: u64,
     },
     /// A polygon is not convex and counter-clockwise, or repeats a vertex.
+    #[error("polygon is not convex counter-clockwise")]
     NotConvex,
     /// Adjacency is not symmetric.
+    #[error("adjacency is not symmetric")]
     AsymmetricAdjacency,
     /// A portal edge does not lie on its cell side.
+    #[error("portal edge is not on its cell side")]
     PortalOffSide,
     /// Two portal edges of one side overlap (rule T20).
+    #[error("portal edges of one side overlap")]
     PortalOverlap,
     /// A point lies outside the cell (or region) it must lie in.
+    #[error("point outside its cell")]
     OutsideCell,
     /// A detail mesh does not cover its polygon.
+    #[error("detail mesh does not cover its polygon")]
     DetailMismatch,
     /// A snapshot edit repeats the as-built values (one state, one encoding).
+    #[error("edit equals the as-built values")]
     EditEqualsAsBuilt,
     /// The section id is not one this version knows.
+    #[error("unknown section id {id}")]
     UnknownSection {
         /// The id read.
         id: u16,
     },
     /// A required section is missing.
+    #[error("missing section {id}")]
     MissingSection {
         /// The id expected.
         id: u16,
     },
     /// The section body length does not match what its contents use.
+    #[error("section body length does not match its contents")]
     SectionLength,
     /// A content id names no tile of the library.
+    #[error("content id not in the library")]
     UnknownContentId,
     /// Parameters other than the digest differ (origin, tile size, slot count).
+    #[error("mesh parameters differ")]
     ParamsMismatch,
     /// Two tiles occupy the same (column, row, layer) position.
+    #[error("duplicate tile position")]
     DuplicatePosition,
     /// The state would not fit a Full snapshot (its section body exceeds 2^32 − 1 bytes).
+    #[error("state too large for a Full snapshot")]
     StateTooLarge,
     /// A tile's landing work exceeds its budget (`spec/navmesh-format.md` K17).
+    #[error("landing work {work} exceeds the tile's budget {budget}")]
     LandingBudget {
         /// The tile's landing work in the state.
         work: u64,
@@ -86,43 +113,8 @@ pub enum FormatReason {
     },
 }
 
-impl std::fmt::Display for FormatReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Truncated { needed, available } => {
-                write!(f, "truncated: needs {needed} bytes, {available} remain")
-            }
-            Self::BadMagic => f.write_str("wrong magic"),
-            Self::BadVersion { found } => write!(f, "unsupported version {found}"),
-            Self::NonZeroReserved => f.write_str("reserved field is not zero"),
-            Self::NotFinite => f.write_str("float is not finite"),
-            Self::OutOfRange => f.write_str("value out of range"),
-            Self::CountTooLarge { count, max } => write!(f, "count {count} exceeds {max}"),
-            Self::NotAscending => f.write_str("not strictly ascending"),
-            Self::Duplicate => f.write_str("duplicate value"),
-            Self::TrailingBytes { count } => write!(f, "{count} trailing bytes"),
-            Self::NotConvex => f.write_str("polygon is not convex counter-clockwise"),
-            Self::AsymmetricAdjacency => f.write_str("adjacency is not symmetric"),
-            Self::PortalOffSide => f.write_str("portal edge is not on its cell side"),
-            Self::PortalOverlap => f.write_str("portal edges of one side overlap"),
-            Self::OutsideCell => f.write_str("point outside its cell"),
-            Self::DetailMismatch => f.write_str("detail mesh does not cover its polygon"),
-            Self::EditEqualsAsBuilt => f.write_str("edit equals the as-built values"),
-            Self::UnknownSection { id } => write!(f, "unknown section id {id}"),
-            Self::MissingSection { id } => write!(f, "missing section {id}"),
-            Self::SectionLength => f.write_str("section body length does not match its contents"),
-            Self::UnknownContentId => f.write_str("content id not in the library"),
-            Self::ParamsMismatch => f.write_str("mesh parameters differ"),
-            Self::DuplicatePosition => f.write_str("duplicate tile position"),
-            Self::StateTooLarge => f.write_str("state too large for a Full snapshot"),
-            Self::LandingBudget { work, budget } => {
-                write!(f, "landing work {work} exceeds the tile's budget {budget}")
-            }
-        }
-    }
-}
-
-/// Bytes that break a format rule (the seed's NavMeshFormatException).
+/// Bytes that break a format rule (`spec/navmesh-format.md` §1.6; the seed's
+/// NavMeshFormatException).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("format error at byte {offset}, {field}: {reason}")]
 pub struct FormatError {
@@ -154,7 +146,8 @@ impl FormatError {
     }
 }
 
-/// A settings digest that does not match (the seed's NavMeshFingerprintException).
+/// A settings digest that does not match (`spec/navmesh-format.md` §1.6; the seed's
+/// NavMeshFingerprintException).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("fingerprint mismatch at {field}: expected {expected}, found {found}")]
 pub struct FingerprintError {
@@ -226,8 +219,9 @@ impl RestoreError {
     }
 }
 
-/// Failure of a mesh operation (`spec/navmesh-format.md` §5).
+/// Failure of a mesh operation (`spec/navmesh-format.md` §5.4).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MeshError {
     /// The tile's digest differs from the mesh's.
     #[error(transparent)]
@@ -253,11 +247,17 @@ pub enum MeshError {
     #[error("no free slot")]
     NoFreeSlot,
     /// The tile reference is not valid in this mesh.
-    #[error("invalid tile reference {0:?}")]
-    InvalidTileRef(TileRef),
+    #[error("invalid tile reference {tile:?}")]
+    InvalidTileRef {
+        /// The reference given.
+        tile: TileRef,
+    },
     /// The polygon reference is not valid in this mesh.
-    #[error("invalid polygon reference {0:?}")]
-    InvalidPolyRef(PolyRef),
+    #[error("invalid polygon reference {poly:?}")]
+    InvalidPolyRef {
+        /// The reference given.
+        poly: PolyRef,
+    },
     /// The change would make the mesh's Full snapshot exceed its 2^32 − 1 byte section body
     /// (`spec/snapshot.md` S29); the mesh is unchanged.
     #[error("the mesh's Full snapshot would exceed 4 GiB")]
@@ -275,8 +275,13 @@ pub enum MeshError {
         budget: u64,
     },
     /// An area above 63.
-    #[error("area {0} exceeds 63")]
-    AreaOutOfRange(u8),
+    #[error("area {area} exceeds {max}")]
+    AreaOutOfRange {
+        /// The area given.
+        area: u8,
+        /// The largest area, 63.
+        max: u8,
+    },
     /// A link index not below the tile's link count.
     #[error("off-mesh link index {} out of range (tile has {count})", index.0)]
     LinkOutOfRange {

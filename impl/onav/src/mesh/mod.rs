@@ -87,10 +87,11 @@ impl TiledNavMesh {
 
     /// Removes a tile; its slot's generation advances, so references into it become stale.
     pub fn remove_tile(&mut self, r: TileRef) -> Result<NavTile, MeshError> {
-        self.occupied(r).ok_or(MeshError::InvalidTileRef(r))?;
+        self.occupied(r)
+            .ok_or(MeshError::InvalidTileRef { tile: r })?;
         self.state
             .vacate(r.slot())
-            .ok_or(MeshError::InvalidTileRef(r))
+            .ok_or(MeshError::InvalidTileRef { tile: r })
     }
 
     /// Puts `tile` in place of the tile at its position, in the same slot, with the slot's
@@ -208,17 +209,17 @@ impl TiledNavMesh {
     fn edit(&mut self, r: PolyRef, f: impl FnOnce(u8, u16) -> (u8, u16)) -> Result<(), MeshError> {
         let o = self
             .occupied_mut(r.tile())
-            .ok_or(MeshError::InvalidPolyRef(r))?;
+            .ok_or(MeshError::InvalidPolyRef { poly: r })?;
         let p = r.poly();
         let (Some(a), Some(fl)) = (o.tile.area(p), o.tile.flags(p)) else {
-            return Err(MeshError::InvalidPolyRef(r));
+            return Err(MeshError::InvalidPolyRef { poly: r });
         };
         let (na, nf) = f(a, fl);
         // Conservative by one edit: the polygon may be edited already (S29).
         self.state.check_room(EDIT_LEN as u64)?;
         let o = self
             .occupied_mut(r.tile())
-            .ok_or(MeshError::InvalidPolyRef(r))?;
+            .ok_or(MeshError::InvalidPolyRef { poly: r })?;
         o.tile.set_area_flags(p, na, nf);
         self.state.refresh(r.slot().0 as usize);
         Ok(())
@@ -227,7 +228,10 @@ impl TiledNavMesh {
     /// Sets a polygon's area (0 ..= 63).
     pub fn set_poly_area(&mut self, r: PolyRef, area: u8) -> Result<(), MeshError> {
         if area > MAX_AREA {
-            return Err(MeshError::AreaOutOfRange(area));
+            return Err(MeshError::AreaOutOfRange {
+                area,
+                max: MAX_AREA,
+            });
         }
         self.edit(r, |_, f| (area, f))
     }
@@ -245,13 +249,17 @@ impl TiledNavMesh {
         link: LinkIndex,
         enabled: bool,
     ) -> Result<(), MeshError> {
-        let o = self.occupied_mut(r).ok_or(MeshError::InvalidTileRef(r))?;
+        let o = self
+            .occupied_mut(r)
+            .ok_or(MeshError::InvalidTileRef { tile: r })?;
         let count = o.tile.link_count();
         if link.0 >= count {
             return Err(MeshError::LinkOutOfRange { index: link, count });
         }
         self.state.check_room(SWITCH_LEN as u64)?;
-        let o = self.occupied_mut(r).ok_or(MeshError::InvalidTileRef(r))?;
+        let o = self
+            .occupied_mut(r)
+            .ok_or(MeshError::InvalidTileRef { tile: r })?;
         o.tile.set_link_enabled(link, enabled);
         self.state.refresh(r.slot().0 as usize);
         Ok(())
@@ -259,7 +267,9 @@ impl TiledNavMesh {
 
     /// Whether an off-mesh link is enabled.
     pub fn is_off_mesh_link_enabled(&self, r: TileRef, link: LinkIndex) -> Result<bool, MeshError> {
-        let o = self.occupied(r).ok_or(MeshError::InvalidTileRef(r))?;
+        let o = self
+            .occupied(r)
+            .ok_or(MeshError::InvalidTileRef { tile: r })?;
         let count = o.tile.link_count();
         if link.0 >= count {
             return Err(MeshError::LinkOutOfRange { index: link, count });

@@ -102,7 +102,10 @@ fn slots_generations_and_references() {
     assert!(!mesh.is_valid_poly_ref(a.poly(PolyIndex(16))));
     mesh.remove_tile(a).unwrap();
     assert!(!mesh.is_valid_poly_ref(pa), "stale after remove");
-    assert_eq!(mesh.remove_tile(a), Err(MeshError::InvalidTileRef(a)));
+    assert_eq!(
+        mesh.remove_tile(a),
+        Err(MeshError::InvalidTileRef { tile: a })
+    );
     // The lowest free slot is reused with the next generation.
     let a2 = mesh
         .add_tile(w.tile(TilePos {

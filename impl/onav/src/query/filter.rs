@@ -1,7 +1,7 @@
 //! `QueryFilter` (`spec/queries.md` §2): which polygons a query may enter, and what each area
 //! costs per unit of distance.
 
-use super::QueryError;
+use super::{InvalidInput, QueryError};
 use crate::ids::PolyRef;
 use crate::limits::AREA_COUNT;
 use crate::mesh::TiledNavMesh;
@@ -72,13 +72,9 @@ impl QueryFilter {
         let slot = self
             .area_costs
             .get_mut(usize::from(area))
-            .ok_or(QueryError::InvalidInput {
-                what: "area above 63",
-            })?;
+            .ok_or(InvalidInput::AreaOutOfRange { area })?;
         if !cost.is_finite() || cost < 0.0 {
-            return Err(QueryError::InvalidInput {
-                what: "area cost must be finite and >= 0",
-            });
+            return Err(InvalidInput::AreaCost { area }.into());
         }
         *slot = cost + 0.0;
         Ok(self)

@@ -34,6 +34,7 @@ use crate::tile::{NavTile, Polygon};
 /// Why a query refused its inputs (`spec/queries.md` §1.3). Queries never panic: every input,
 /// including forged references and non-finite floats, gets either a result or one of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryError {
     /// A polygon reference that is not valid in the mesh now, or names a polygon of the wrong
     /// kind (an off-mesh link polygon where a ground polygon is required).
@@ -44,13 +45,60 @@ pub enum QueryError {
         /// The parameter it was given for.
         what: &'static str,
     },
-    /// Any other unusable input: a non-finite coordinate, a negative extent, an empty or
-    /// unlinked corridor, a pool size out of range, a bad area cost.
-    #[error("invalid input: {what}")]
+    /// Any other unusable input.
+    #[error("invalid input: {reason}")]
     InvalidInput {
-        /// What is wrong, for people.
-        what: &'static str,
+        /// What is wrong.
+        reason: InvalidInput,
     },
+}
+
+/// What is wrong with an input that is not a reference (`spec/queries.md` §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidInput {
+    /// A coordinate of the point or vector `arg` is NaN or infinite.
+    #[error("{arg} must be finite")]
+    NotFinite {
+        /// The parameter: `center`, `half_extents`, `start_pos` or `end_pos`.
+        arg: &'static str,
+    },
+    /// A half extent is negative (`find_nearest_poly`).
+    #[error("half_extents must be >= 0")]
+    NegativeExtent,
+    /// A node-pool size outside 1 ..= [`MAX_QUERY_NODES`] (§1.1).
+    #[error("max_nodes must be in 1 ..= 4 194 304, got {max_nodes}")]
+    PoolSize {
+        /// The size given.
+        max_nodes: u32,
+    },
+    /// An area above 63 (§2).
+    #[error("area {area} above 63")]
+    AreaOutOfRange {
+        /// The area given.
+        area: u8,
+    },
+    /// An area cost that is negative or not finite (§2.2).
+    #[error("area cost of area {area} must be finite and >= 0")]
+    AreaCost {
+        /// The area whose cost was given.
+        area: u8,
+    },
+    /// A corridor with no polygon (`find_straight_path`).
+    #[error("empty corridor")]
+    EmptyCorridor,
+    /// Corridor polygons `index` and `index + 1` are not linked (§5.2).
+    #[error("corridor polygons {index} and the next are not linked")]
+    CorridorNotLinked {
+        /// The position of the first of the two in the corridor.
+        index: usize,
+    },
+}
+
+impl From<InvalidInput> for QueryError {
+    fn from(reason: InvalidInput) -> Self {
+        Self::InvalidInput { reason }
+    }
 }
 
 /// The query object (`spec/queries.md` §1): a mesh and a node-pool size.
@@ -65,9 +113,7 @@ impl<'m> NavMeshQuery<'m> {
     /// The pool size bounds `find_path`'s nodes and `raycast`'s visited polygons.
     pub fn new(mesh: &'m TiledNavMesh, max_nodes: u32) -> Result<Self, QueryError> {
         if max_nodes == 0 || max_nodes > MAX_QUERY_NODES {
-            return Err(QueryError::InvalidInput {
-                what: "max_nodes must be in 1 ..= 4 194 304",
-            });
+            return Err(InvalidInput::PoolSize { max_nodes }.into());
         }
         Ok(Self { mesh, max_nodes })
     }
@@ -121,11 +167,11 @@ impl Ground<'_> {
     }
 }
 
-/// `InvalidInput` unless every coordinate is finite (`spec/queries.md` §1.3).
-fn finite(v: &Vec3, what: &'static str) -> Result<(), QueryError> {
+/// `InvalidInput` unless every coordinate of `arg` is finite (`spec/queries.md` §1.3).
+fn finite(v: &Vec3, arg: &'static str) -> Result<(), QueryError> {
     if v.iter().all(|c| c.is_finite()) {
         Ok(())
     } else {
-        Err(QueryError::InvalidInput { what })
+        Err(InvalidInput::NotFinite { arg }.into())
     }
 }

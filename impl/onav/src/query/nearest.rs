@@ -1,7 +1,7 @@
 //! `find_nearest_poly` (`spec/queries.md` §3).
 
 use super::geom::dist2_3;
-use super::{finite, Ground, NavMeshQuery, QueryError, QueryFilter};
+use super::{finite, Ground, InvalidInput, NavMeshQuery, QueryError, QueryFilter};
 use crate::geom::{closest_point_on_poly_xz, Vec3};
 use crate::ids::{PolyIndex, PolyRef, TileRef};
 use crate::tile::NavTile;
@@ -40,12 +40,10 @@ impl NavMeshQuery<'_> {
         filter: &QueryFilter,
         all_tiles: bool,
     ) -> Result<Option<NearestPoly>, QueryError> {
-        finite(&center, "center must be finite")?;
-        finite(&half_extents, "half_extents must be finite")?;
+        finite(&center, "center")?;
+        finite(&half_extents, "half_extents")?;
         if half_extents.iter().any(|&h| h < 0.0) {
-            return Err(QueryError::InvalidInput {
-                what: "half_extents must be >= 0",
-            });
+            return Err(InvalidInput::NegativeExtent.into());
         }
         let bmin = [
             center[0] - half_extents[0],

@@ -59,8 +59,8 @@ impl NavMeshQuery<'_> {
     ) -> Result<PathResult, QueryError> {
         self.ground(start_ref, "start_ref")?;
         self.ground(end_ref, "end_ref")?;
-        finite(&start_pos, "start_pos must be finite")?;
-        finite(&end_pos, "end_pos must be finite")?;
+        finite(&start_pos, "start_pos")?;
+        finite(&end_pos, "end_pos")?;
         let mesh = self.mesh;
         if start_ref == end_ref {
             return Ok(PathResult {

@@ -604,8 +604,12 @@ fn out_of_nodes() {
         .unwrap();
     assert_eq!(h.stop, RaycastStop::VisitLimit);
     assert_eq!(h.visited.len(), 2);
-    assert!(NavMeshQuery::new(&f.mesh, 0).is_err());
-    assert!(NavMeshQuery::new(&f.mesh, crate::limits::MAX_QUERY_NODES + 1).is_err());
+    let pool = |n| NavMeshQuery::new(&f.mesh, n).map(drop);
+    let refused = |max_nodes| Err(InvalidInput::PoolSize { max_nodes }.into());
+    assert_eq!(pool(0), refused(0));
+    let over = crate::limits::MAX_QUERY_NODES + 1;
+    assert_eq!(pool(over), refused(over));
+    assert_eq!(pool(over - 1), Ok(()));
 }
 
 #[test]
@@ -654,37 +658,38 @@ fn bad_inputs_are_errors_not_panics() {
             .find_straight_path(p, p, &[r], StraightPathOptions::default())
             .is_err());
     }
+    let input = |reason| Err(QueryError::InvalidInput { reason });
+    let not_finite = |arg| input(InvalidInput::NotFinite { arg });
+    let no = StraightPathOptions::default();
+    let ray = RaycastOptions::default();
     for bad in [nan, inf] {
-        assert!(matches!(
-            q.find_path(good, good, bad, p, &fl),
-            Err(QueryError::InvalidInput { .. })
-        ));
-        assert!(q.find_path(good, good, p, bad, &fl).is_err());
-        assert!(q.find_nearest_poly(bad, p, &fl).is_err());
-        assert!(q.find_nearest_poly(p, bad, &fl).is_err());
-        assert!(q
-            .raycast(good, bad, p, &fl, RaycastOptions::default())
-            .is_err());
-        assert!(q
-            .raycast(good, p, bad, &fl, RaycastOptions::default())
-            .is_err());
-        assert!(q
-            .find_straight_path(bad, p, &[good], StraightPathOptions::default())
-            .is_err());
+        let path = |a, b| q.find_path(good, good, a, b, &fl).map(drop);
+        assert_eq!(path(bad, p), not_finite("start_pos"));
+        assert_eq!(path(p, bad), not_finite("end_pos"));
+        let near = |a, b| q.find_nearest_poly(a, b, &fl).map(drop);
+        assert_eq!(near(bad, p), not_finite("center"));
+        assert_eq!(near(p, bad), not_finite("half_extents"));
+        let cast = |a, b| q.raycast(good, a, b, &fl, ray).map(drop);
+        assert_eq!(cast(bad, p), not_finite("start_pos"));
+        assert_eq!(cast(p, bad), not_finite("end_pos"));
+        let straight = |a, b| q.find_straight_path(a, b, &[good], no).map(drop);
+        assert_eq!(straight(bad, p), not_finite("start_pos"));
+        assert_eq!(straight(p, bad), not_finite("end_pos"));
     }
-    assert!(q.find_nearest_poly(p, [-1.0, 1.0, 1.0], &fl).is_err());
-    assert!(q
-        .find_straight_path(p, p, &[], StraightPathOptions::default())
-        .is_err());
+    assert_eq!(
+        q.find_nearest_poly(p, [-1.0, 1.0, 1.0], &fl).map(drop),
+        input(InvalidInput::NegativeExtent)
+    );
+    assert_eq!(
+        q.find_straight_path(p, p, &[], no).map(drop),
+        input(InvalidInput::EmptyCorridor)
+    );
     // Not linked: quads (0,0) and (4,4).
-    assert!(q
-        .find_straight_path(
-            p,
-            p,
-            &[good, f.quad(O, 4, 4)],
-            StraightPathOptions::default()
-        )
-        .is_err());
+    assert_eq!(
+        q.find_straight_path(p, p, &[good, f.quad(O, 4, 4)], no)
+            .map(drop),
+        input(InvalidInput::CorridorNotLinked { index: 0 })
+    );
     // A link polygon must sit between its landings, in its direction.
     let fwd = [f.quad(O, 1, 2), lp, f.quad(O, 3, 2)];
     assert!(q
@@ -694,14 +699,31 @@ fn bad_inputs_are_errors_not_panics() {
     assert!(q
         .find_straight_path(p, p, &rev, StraightPathOptions::default())
         .is_err());
-    assert!(q
-        .find_straight_path(p, p, &fwd[..2], StraightPathOptions::default())
-        .is_err());
+    // Ending in a link polygon: the last polygon must be a ground polygon.
+    assert!(matches!(
+        q.find_straight_path(p, p, &fwd[..2], no),
+        Err(QueryError::InvalidRef {
+            what: "corridor[last]",
+            ..
+        })
+    ));
+    let broken = [fwd[0], fwd[1], fwd[2], f.quad(O, 4, 4)];
+    assert_eq!(
+        q.find_straight_path(p, p, &broken, no).map(drop),
+        input(InvalidInput::CorridorNotLinked { index: 2 })
+    );
     let mut fl2 = QueryFilter::default();
-    assert!(fl2.set_area_cost(64, 1.0).is_err());
-    assert!(fl2.set_area_cost(3, -1.0).is_err());
-    assert!(fl2.set_area_cost(3, f64::NAN).is_err());
-    assert!(fl2.set_area_cost(3, f64::INFINITY).is_err());
+    let cost = |fl: &mut QueryFilter, area, c| fl.set_area_cost(area, c).map(drop);
+    assert_eq!(
+        cost(&mut fl2, 64, 1.0),
+        input(InvalidInput::AreaOutOfRange { area: 64 })
+    );
+    for c in [-1.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(
+            cost(&mut fl2, 3, c),
+            input(InvalidInput::AreaCost { area: 3 })
+        );
+    }
     fl2.set_area_cost(3, -0.0).unwrap();
     assert_eq!(fl2.area_cost(3).unwrap().to_bits(), 0.0f64.to_bits());
     // Huge but finite coordinates still give answers.

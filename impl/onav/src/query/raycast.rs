@@ -113,8 +113,8 @@ impl NavMeshQuery<'_> {
         options: RaycastOptions,
     ) -> Result<RaycastHit, QueryError> {
         self.ground(start_ref, "start_ref")?;
-        finite(&start_pos, "start_pos must be finite")?;
-        finite(&end_pos, "end_pos must be finite")?;
+        finite(&start_pos, "start_pos")?;
+        finite(&end_pos, "end_pos")?;
         let mesh = self.mesh;
         let dir = sub(&end_pos, &start_pos);
         let mut cur = start_ref;

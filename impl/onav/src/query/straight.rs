@@ -3,7 +3,7 @@
 
 use super::geom::{dist2_point_segment_xz, perp_xz, sub};
 use super::portal::{boarding_end, edge_portal, is_link_poly, link_point, opposite};
-use super::{finite, NavMeshQuery, QueryError};
+use super::{finite, InvalidInput, NavMeshQuery, QueryError};
 use crate::geom::{closest_point_on_poly_xz, lerp, orient, Vec3};
 use crate::ids::PolyRef;
 use crate::stitch::{LinkEnd, LinkKind};
@@ -77,10 +77,6 @@ struct Portal {
     right: Vec3,
 }
 
-fn bad(what: &'static str) -> QueryError {
-    QueryError::InvalidInput { what }
-}
-
 fn append(out: &mut Vec<StraightPoint>, pos: Vec3, flags: StraightPathFlags, poly: PolyRef) {
     if let Some(last) = out.last_mut() {
         if last.pos == pos {
@@ -105,11 +101,11 @@ impl NavMeshQuery<'_> {
         corridor: &[PolyRef],
         options: StraightPathOptions,
     ) -> Result<Vec<StraightPoint>, QueryError> {
-        finite(&start_pos, "start_pos must be finite")?;
-        finite(&end_pos, "end_pos must be finite")?;
+        finite(&start_pos, "start_pos")?;
+        finite(&end_pos, "end_pos")?;
         let n = corridor.len();
         let (Some(&first), Some(&last)) = (corridor.first(), corridor.last()) else {
-            return Err(bad("empty corridor"));
+            return Err(InvalidInput::EmptyCorridor.into());
         };
         let g0 = self.ground(first, "corridor[0]")?;
         let gn = self.ground(last, "corridor[last]")?;
@@ -217,6 +213,7 @@ impl NavMeshQuery<'_> {
         let mut board = LinkEnd::Start;
         for i in 0..n.saturating_sub(1) {
             let (a, b) = (corridor[i], corridor[i + 1]);
+            let unlinked = InvalidInput::CorridorNotLinked { index: i };
             if !mesh.is_valid_poly_ref(a) {
                 return Err(QueryError::InvalidRef {
                     poly: a,
@@ -226,16 +223,14 @@ impl NavMeshQuery<'_> {
             let p = if is_link_poly(mesh, b) {
                 let after = *corridor
                     .get(i + 2)
-                    .ok_or(bad("corridor ends in an off-mesh link polygon"))?;
-                board =
-                    boarding_end(mesh, a, b, after).ok_or(bad("corridor polygons not linked"))?;
-                let (p, _) =
-                    link_point(mesh, b, board).ok_or(bad("corridor polygons not linked"))?;
+                    // Unreachable: the last polygon was checked to be a ground polygon.
+                    .ok_or(unlinked)?;
+                board = boarding_end(mesh, a, b, after).ok_or(unlinked)?;
+                let (p, _) = link_point(mesh, b, board).ok_or(unlinked)?;
                 p
             } else if is_link_poly(mesh, a) {
                 // Checked with the boarding end at step i − 1.
-                let (p, _) = link_point(mesh, a, opposite(board))
-                    .ok_or(bad("corridor polygons not linked"))?;
+                let (p, _) = link_point(mesh, a, opposite(board)).ok_or(unlinked)?;
                 p
             } else {
                 let g = self.ground(a, "corridor")?;
@@ -250,9 +245,8 @@ impl NavMeshQuery<'_> {
                                 )
                         })
                     })
-                    .ok_or(bad("corridor polygons not linked"))?;
-                let (left, right) =
-                    edge_portal(&g, &link.kind).ok_or(bad("corridor polygons not linked"))?;
+                    .ok_or(unlinked)?;
+                let (left, right) = edge_portal(&g, &link.kind).ok_or(unlinked)?;
                 out.push(Portal { left, right });
                 continue;
             };
