@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use sha2::Digest;
 
 use onav::generator::WorldSpec;
-use onav::params::{Grid, MeshParams};
+use onav::params::{RawGrid, RawParams};
 use onav::{AgentSizes, NavTile, RawTile, TilePos};
 
 use crate::decode::decode;
@@ -640,8 +640,8 @@ impl Exec<'_> {
                             Some(d) => self.world(d)?.digest(),
                             None => w.digest(),
                         };
-                        MeshParams {
-                            grid: Grid {
+                        RawParams {
+                            grid: RawGrid {
                                 origin: n.origin.map_or(w.origin, |o| o.map(|x| x.0)),
                                 tile_size: n.tile_size.map_or(w.tile_size, |t| t.0),
                             },

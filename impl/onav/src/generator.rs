@@ -6,7 +6,7 @@
 
 use crate::geom::Vec3;
 use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
-use crate::params::{Grid, MeshParams};
+use crate::params::{MeshParams, RawGrid, RawParams};
 use crate::tile::{AgentSizes, DetailMesh, Edge, LinkDirection, NavTile, Polygon, RawTile};
 
 /// The settings of a generated world. All fields are plain values so a scenario file can state them.
@@ -109,20 +109,35 @@ impl WorldSpec {
         SettingsDigest::of_bytes(&b)
     }
 
-    /// The grid.
-    pub fn grid(&self) -> Grid {
-        Grid {
+    /// The grid, as plain data: the world's settings are not checked.
+    pub fn grid(&self) -> RawGrid {
+        RawGrid {
             origin: self.origin,
             tile_size: self.tile_size,
         }
     }
 
-    /// Mesh parameters for this world with `slot_count` slots.
-    pub fn params(&self, slot_count: u32) -> MeshParams {
-        MeshParams {
+    /// Mesh parameters for this world with `slot_count` slots, as plain data.
+    pub fn raw_params(&self, slot_count: u32) -> RawParams {
+        RawParams {
             grid: self.grid(),
             slot_count,
             digest: self.digest(),
+        }
+    }
+
+    /// Mesh parameters for this world with `slot_count` slots.
+    ///
+    /// # Panics
+    ///
+    /// If they break a rule of `spec/navmesh-format.md` §2: a slot count of 0 or above
+    /// [`MAX_SLOTS`](crate::limits::MAX_SLOTS), or a world whose origin or tile size is unusable.
+    /// For tests and benchmarks, like [`WorldSpec::tile`]; [`WorldSpec::raw_params`] and
+    /// [`RawParams::check`] report the rule instead.
+    pub fn params(&self, slot_count: u32) -> MeshParams {
+        match self.raw_params(slot_count).check() {
+            Ok(p) => p,
+            Err(e) => panic!("unusable world parameters: {e}"),
         }
     }
 

@@ -28,7 +28,7 @@ pub use ids::{
 pub use library::TileLibrary;
 pub use mesh::TiledNavMesh;
 pub use meshfile::{read_mesh, write_mesh};
-pub use params::{Grid, MeshParams};
+pub use params::{Grid, MeshParams, RawGrid, RawParams};
 pub use query::{
     NavMeshQuery, NearestPoly, PathResult, PathStatus, QueryError, QueryFilter, RaycastHit,
     RaycastOptions, RaycastStop, StraightPathFlags, StraightPathOptions, StraightPoint,

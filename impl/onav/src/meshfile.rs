@@ -41,7 +41,11 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     let mut r = Reader::new(bytes, 0);
     r.header(MESH_MAGIC, MESH_VERSION)?;
     let params = MeshParams::read(&mut r)?;
-    let n = r.count("tile_count", params.slot_count, COUNT_LEN + TILE_HEADER_LEN)?;
+    let n = r.count(
+        "tile_count",
+        params.slot_count(),
+        COUNT_LEN + TILE_HEADER_LEN,
+    )?;
     let mut tiles = Vec::with_capacity(n as usize);
     let mut starts = Vec::with_capacity(n as usize);
     let mut seen = HashSet::with_capacity(n as usize);
@@ -78,7 +82,7 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
         .into_iter()
         .map(|t| (Generation::FIRST, Some(t)))
         .collect();
-    slots.resize(params.slot_count as usize, (Generation::FIRST, None));
+    slots.resize(params.slot_count() as usize, (Generation::FIRST, None));
     Ok(TiledNavMesh::from_state(
         params,
         MeshState::from_slots(slots, None),

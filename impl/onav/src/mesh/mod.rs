@@ -29,11 +29,11 @@ pub struct TiledNavMesh {
 }
 
 impl TiledNavMesh {
-    /// A mesh with `params.slot_count` free slots, each of generation 1.
+    /// A mesh with `params.slot_count()` free slots, each of generation 1.
     pub fn new(params: MeshParams) -> Self {
         Self {
             params,
-            state: MeshState::empty(params.slot_count),
+            state: MeshState::empty(params.slot_count()),
         }
     }
 
@@ -48,7 +48,7 @@ impl TiledNavMesh {
 
     /// The number of slots S.
     pub fn slot_count(&self) -> u32 {
-        self.params.slot_count
+        self.params.slot_count()
     }
 
     /// Number of tiles in the mesh.

@@ -94,18 +94,18 @@ impl NavMeshQuery<'_> {
         // Candidate cells: those overlapping the box widened by one cell each way; when they
         // outnumber the tiles, every tile instead. Either way the polygon bounds decide, so the
         // result does not depend on the enumeration.
-        let grid = self.mesh.params().grid;
+        let grid = self.mesh.params().grid();
         let cell = |v: f64, o: f64| -> i64 {
-            let c = ((v - o) / grid.tile_size).floor();
+            let c = ((v - o) / grid.tile_size()).floor();
             c.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i64
         };
         let (c0, c1) = (
-            cell(bmin[0], grid.origin[0]) - 1,
-            cell(bmax[0], grid.origin[0]) + 1,
+            cell(bmin[0], grid.origin()[0]) - 1,
+            cell(bmax[0], grid.origin()[0]) + 1,
         );
         let (r0, r1) = (
-            cell(bmin[2], grid.origin[2]) - 1,
-            cell(bmax[2], grid.origin[2]) + 1,
+            cell(bmin[2], grid.origin()[2]) - 1,
+            cell(bmax[2], grid.origin()[2]) + 1,
         );
         let cells = (c1 - c0 + 1) as u128 * (r1 - r0 + 1) as u128;
         if all_tiles || cells > self.mesh.tile_count() as u128 {

@@ -45,12 +45,12 @@ pub(super) fn parse<'a>(
     let params_at = r.offset();
     let params = MeshParams::read(&mut r)?;
     if let Some(mine) = expect {
-        if params.digest != mine.digest {
+        if params.digest() != mine.digest() {
             return Err(FingerprintError {
                 offset: Some(params_at + PARAMS_DIGEST_OFFSET),
                 field: "params.settings_digest".into(),
-                expected: mine.digest,
-                found: params.digest,
+                expected: mine.digest(),
+                found: params.digest(),
             }
             .into());
         }
@@ -102,7 +102,7 @@ fn parse_slots<'a>(
 ) -> Result<Vec<SlotEntry<'a>>, FormatError> {
     let at = r.offset();
     let s = r.count("slots.slot_count", MAX_SLOTS, MIN_SLOT_LEN)?;
-    if s != params.slot_count {
+    if s != params.slot_count() {
         return Err(r.error_at(at, "slots.slot_count", R::ParamsMismatch));
     }
     let mut out = Vec::with_capacity(s as usize);

@@ -10,13 +10,13 @@ use crate::error::FormatError;
 use crate::geom::Vec3;
 use crate::ids::{SettingsDigest, TilePos};
 use crate::limits::TILE_HEADER_LEN;
-use crate::params::Grid;
+use crate::params::RawGrid;
 
 /// A tile as plain data (`spec/navmesh-format.md` §3), in file order.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
 pub struct RawTile {
-    pub grid: Grid,
+    pub grid: RawGrid,
     pub digest: SettingsDigest,
     pub pos: TilePos,
     pub agent: AgentSizes,
@@ -101,7 +101,7 @@ impl RawTile {
     pub fn from_tile(t: &NavTile) -> Self {
         let d = t.data();
         Self {
-            grid: d.grid,
+            grid: d.grid.raw(),
             digest: d.digest,
             pos: d.pos,
             agent: d.agent,

@@ -11,7 +11,7 @@ use crate::error::{FormatError, FormatReason as R};
 use crate::geom::{orient, Vec3};
 use crate::ids::{LinkIndex, PolyIndex, SettingsDigest, Side, TilePos};
 use crate::limits::{MAX_DETAIL_TRIS, MAX_DETAIL_VERTS, MAX_POLYS, MAX_VERTS};
-use crate::params::Grid;
+use crate::params::RawGrid;
 
 // ---------------------------------------------------------------------------------------------
 // The fixture: cell (0, 0) of a grid with origin 0 and tile size 8, so the cell is [0, 8] × [0, 8]
@@ -108,7 +108,7 @@ fn fixture() -> RawTile {
         [internal(1), port(PosX), port(PosZ), internal(2)],
     );
     let mut t = RawTile {
-        grid: Grid {
+        grid: RawGrid {
             origin: [0.0; 3],
             tile_size: 8.0,
         },

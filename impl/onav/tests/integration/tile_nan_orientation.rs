@@ -4,7 +4,7 @@
 //! clockwise (or degenerate) polygons through. Such a tile must be rejected: a polygon is accepted
 //! only when each orientation is provably positive.
 
-use onav::params::Grid;
+use onav::params::RawGrid;
 use onav::{AgentSizes, DetailMesh, Edge, FormatReason, Polygon, RawTile, SettingsDigest, TilePos};
 
 /// A one-triangle tile in a cell of size 1.7e308 whose vertices are listed clockwise and whose
@@ -16,7 +16,7 @@ pub fn clockwise_overflowing_triangle() -> RawTile {
         [1.6e308, 0.0, 1.65e308],
     );
     RawTile {
-        grid: Grid {
+        grid: RawGrid {
             origin: [0.0; 3],
             tile_size: 1.7e308,
         },
