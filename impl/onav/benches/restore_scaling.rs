@@ -19,8 +19,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use onav::fuzzing::{dense_link_tile, mesh_with, tiny_tiles};
 use onav::{NavMeshSnapshot, SnapshotMode, TileLibrary, TiledNavMesh, WorldSpec};
+use onav_testkit::{dense_link_tile, mesh_of, snapshot_of, tiny_tiles};
 
 const SIZES: [u32; 4] = [1_000, 10_000, 100_000, 1_000_000];
 
@@ -44,7 +44,7 @@ fn restore_scaling(c: &mut Criterion) {
         });
         drop(free);
         let (w, tiles) = tiny_tiles(n);
-        let m = mesh_with(&w, n, &tiles);
+        let m = mesh_of(&w.params(n), &tiles).expect("valid tiles");
         let lib = TileLibrary::from_tiles(&tiles);
         drop(tiles);
         let referenced = m.snapshot(SnapshotMode::Referenced);
@@ -87,7 +87,7 @@ fn restore_landing_budget(c: &mut Criterion) {
     }
     for q in [64u32, 96] {
         let (w, t) = dense_link_tile(q);
-        let s = mesh_with(&w, 1, &[t]).snapshot(SnapshotMode::Full);
+        let s = snapshot_of(&w.params(1), &[t], SnapshotMode::Full);
         g.throughput(Throughput::Bytes(s.len() as u64));
         g.bench_with_input(BenchmarkId::new("over_budget", q), &s, |b, s| {
             b.iter(|| NavMeshSnapshot::restore(black_box(s), &empty).unwrap_err())

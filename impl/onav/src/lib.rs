@@ -4,7 +4,7 @@
 
 pub mod bytes;
 pub mod error;
-pub mod fuzzing;
+#[cfg(any(test, feature = "testkit"))]
 pub mod generator;
 pub mod geom;
 pub mod ids;
@@ -17,9 +17,12 @@ pub mod query;
 mod record;
 pub mod snapshot;
 pub mod stitch;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testing;
 pub mod tile;
 
 pub use error::{FingerprintError, FormatError, FormatReason, MeshError, RestoreError};
+#[cfg(any(test, feature = "testkit"))]
 pub use generator::WorldSpec;
 pub use ids::{
     Generation, LinkIndex, PolyIndex, PolyRef, SettingsDigest, Side, SlotIndex, TileContentId,

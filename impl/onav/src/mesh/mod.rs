@@ -10,8 +10,6 @@ mod tests;
 
 pub(crate) use state::{MeshState, SlotContents};
 
-use std::sync::Arc;
-
 use crate::error::MeshError;
 use crate::ids::{Generation, LinkIndex, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};
 use crate::limits::{EDIT_LEN, MAX_AREA, SWITCH_LEN};
@@ -275,49 +273,5 @@ impl TiledNavMesh {
             return Err(MeshError::LinkOutOfRange { index: link, count });
         }
         Ok(o.tile.is_link_enabled(link))
-    }
-
-    /// The links of every slot stitched from scratch, for comparing against the incremental ones.
-    pub fn stitch_from_scratch(&self) -> Vec<Option<TileLinks>> {
-        let mut fresh = self.state.clone();
-        for s in fresh.slots.iter_mut().filter_map(|s| s.occupied.as_mut()) {
-            s.links = Arc::default();
-            s.landings = Arc::default();
-        }
-        let all = fresh.occupied_slots();
-        fresh.restitch(&all);
-        fresh
-            .slots
-            .iter()
-            .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
-            .collect()
-    }
-
-    /// The current links of every slot (None for free slots).
-    pub fn all_links(&self) -> Vec<Option<TileLinks>> {
-        self.state
-            .slots
-            .iter()
-            .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
-            .collect()
-    }
-}
-
-impl TiledNavMesh {
-    /// Adds already-checked tiles (matching parameters, unique free positions, at most the free
-    /// slot count, landing budgets met) into the lowest free slots, stitching once at the end.
-    pub(crate) fn add_tiles(&mut self, tiles: Vec<NavTile>) {
-        let mut slots: SlotContents = std::mem::replace(&mut self.state, MeshState::empty(0))
-            .slots
-            .into_iter()
-            .map(|s| (s.generation, s.occupied.map(|o| o.tile)))
-            .collect();
-        let mut free = slots.iter_mut().filter(|s| s.1.is_none());
-        for t in tiles {
-            if let Some(s) = free.next() {
-                s.1 = Some(t);
-            }
-        }
-        self.state = MeshState::from_slots(slots, None);
     }
 }

@@ -192,7 +192,7 @@ impl MeshState {
     }
 
     /// Checks every derived field against a recomputation (tests only).
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testkit"))]
     pub fn assert_derived(&self) {
         let free: BTreeSet<SlotIndex> = (0..self.slots.len() as u32)
             .map(SlotIndex)

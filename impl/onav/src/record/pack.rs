@@ -97,7 +97,7 @@ impl Pack {
 
     /// Checks the pack's own invariants (tests only): spans inside the buffer and disjoint, the
     /// unused count exact and at most the used bytes.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testkit"))]
     pub(crate) fn assert_valid(&self) {
         let mut spans: Vec<Span> = self.spans.iter().flatten().copied().collect();
         spans.sort_by_key(|s| (s.at, s.len));

@@ -15,10 +15,6 @@
 
 mod check;
 mod read;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-pub(crate) mod tests_support;
 mod write;
 
 use crate::error::RestoreError;

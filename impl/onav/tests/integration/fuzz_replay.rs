@@ -1,5 +1,5 @@
 //! Replays every fuzz seed (`fuzz/seeds/<target>/`) and every regression input
-//! (`fuzz/regressions/<target>/`) through the same `onav::fuzzing` entry points the cargo-fuzz
+//! (`fuzz/regressions/<target>/`) through the same `onav_testkit` entry points the cargo-fuzz
 //! targets call, on stable Rust: a crash found once stays tested by `cargo test`.
 
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 
 fn replay(kind: &str) -> usize {
     let mut n = 0;
-    for &(target, run) in onav::fuzzing::TARGETS {
+    for &(target, run) in onav_testkit::TARGETS {
         for path in files(&fuzz_dir().join(kind).join(target)) {
             let data = std::fs::read(&path).unwrap();
             let r = std::panic::catch_unwind(|| run(&data));
@@ -35,10 +35,7 @@ fn replay(kind: &str) -> usize {
 #[cfg_attr(miri, ignore)]
 fn every_seed_passes_its_target() {
     let n = replay("seeds");
-    assert!(
-        n >= onav::fuzzing::TARGETS.len(),
-        "too few seeds found: {n}"
-    );
+    assert!(n >= onav_testkit::TARGETS.len(), "too few seeds found: {n}");
 }
 
 #[test]
@@ -49,7 +46,7 @@ fn every_regression_passes_its_target() {
 
 #[test]
 fn every_target_has_a_seed_folder() {
-    for &(target, _) in onav::fuzzing::TARGETS {
+    for &(target, _) in onav_testkit::TARGETS {
         assert!(
             !files(&fuzz_dir().join("seeds").join(target)).is_empty(),
             "no seeds for {target}"

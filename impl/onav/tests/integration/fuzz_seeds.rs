@@ -1,5 +1,5 @@
 //! The fuzz seed corpus (`fuzz/seeds/<target>/`) is generated from real tiles, snapshots and mesh
-//! files by [`onav::fuzzing::seed_inputs`]. With `ONAV_WRITE_SEEDS=1` this test writes the files;
+//! files by [`onav_testkit::seed_inputs`]. With `ONAV_WRITE_SEEDS=1` this test writes the files;
 //! otherwise it checks that the committed files are exactly what the generator makes here (on a
 //! big-endian or 32-bit target too, that is one more check that the writers are portable).
 
@@ -14,7 +14,7 @@ fn seeds_dir() -> PathBuf {
 fn committed_seeds_match_the_generator() {
     let write = std::env::var_os("ONAV_WRITE_SEEDS").is_some_and(|v| v == "1");
     let mut total = 0;
-    for (target, name, bytes) in onav::fuzzing::seed_inputs() {
+    for (target, name, bytes) in onav_testkit::seed_inputs() {
         let path = seeds_dir().join(target).join(&name);
         total += bytes.len();
         if write {
@@ -44,7 +44,7 @@ fn committed_seeds_match_the_generator() {
 fn landing_budget_seeds_reach_the_last_check() {
     use onav::{FormatReason, RestoreError};
     let lib = onav::TileLibrary::new();
-    for (target, name, bytes) in onav::fuzzing::seed_inputs() {
+    for (target, name, bytes) in onav_testkit::seed_inputs() {
         if !name.starts_with("over_landing_budget") {
             continue;
         }

@@ -1,14 +1,14 @@
 //! Edge cases of every parser, small enough for Miri (`spec/security.md`, "Platforms"): every
 //! truncation and a spread of single-byte changes of a tile, a mesh file and snapshots in both
-//! modes go through the same checks as the fuzz targets (`onav::fuzzing`): rejected with an
+//! modes go through the same checks as the fuzz targets (`onav_testkit::targets`): rejected with an
 //! in-range offset, or accepted only when canonical; a failed in-place restore leaves the mesh
 //! untouched. Under Miri the inputs are sampled with a stride to keep the run short.
 
-use onav::fuzzing::{fuzz_read_mesh, fuzz_tile_parse, restore_in_place_into, snapshot_mixed};
 use onav::{
     read_mesh, write_mesh, NavMeshSnapshot, RestoreError, SnapshotMode, TileLibrary, TiledNavMesh,
     WorldSpec,
 };
+use onav_testkit::{fuzz_read_mesh, fuzz_tile_parse, restore_in_place_into, snapshot_mixed};
 
 /// Two cells, one layer, one quad each, one off-mesh link per tile: the smallest world that
 /// stitches portals and links.
@@ -73,7 +73,7 @@ fn tile_truncations_and_byte_changes() {
 fn snapshot_truncations_and_byte_changes_leave_the_mesh_untouched() {
     let (_, m, lib) = small();
     let full = m.snapshot(SnapshotMode::Full);
-    let links = m.all_links();
+    let links = onav::testing::all_links(&m);
     for s in snapshots(&m) {
         restore_in_place_into(&m, &full, &links, &s, &lib);
         assert_eq!(

@@ -3,8 +3,9 @@
 //! mesh file. The constants were computed on x86_64 and confirmed unchanged on s390x
 //! (big-endian, under qemu-user) and i686 (32-bit); see `.ci/cross`.
 
-use onav::fuzzing::{busy_mesh, fuzz_world, mesh_with, tiny_tiles};
+use onav::testing::all_links;
 use onav::{write_mesh, NavMeshSnapshot, SnapshotMode, TileLibrary, TiledNavMesh};
+use onav_testkit::{busy_mesh, fuzz_world, mesh_of, tiny_tiles};
 use sha2::{Digest, Sha256};
 
 fn sha(b: &[u8]) -> String {
@@ -25,7 +26,7 @@ fn busy() -> (TiledNavMesh, TileLibrary) {
 fn goldens() -> Vec<(&'static str, Vec<u8>)> {
     let (m, _) = busy();
     let (tw, tiles) = tiny_tiles(50);
-    let tiny = mesh_with(&tw, 64, &tiles);
+    let tiny = mesh_of(&tw.params(64), &tiles).unwrap();
     vec![
         ("busy_full", m.snapshot(SnapshotMode::Full)),
         ("busy_referenced", m.snapshot(SnapshotMode::Referenced)),
@@ -87,6 +88,6 @@ fn restored_goldens_snapshot_back_to_the_same_bytes() {
         let s = m.snapshot(mode);
         let r = NavMeshSnapshot::restore(&s, &lib).unwrap();
         assert_eq!(r.snapshot(mode), s);
-        assert_eq!(r.all_links(), m.all_links());
+        assert_eq!(all_links(&r), all_links(&m));
     }
 }

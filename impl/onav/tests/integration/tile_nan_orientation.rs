@@ -80,5 +80,5 @@ fn regression_file_matches() {
         std::fs::write(&path, &bytes).unwrap();
     }
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
-    onav::fuzzing::fuzz_tile_parse(&bytes);
+    onav_testkit::fuzz_tile_parse(&bytes);
 }

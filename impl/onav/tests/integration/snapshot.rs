@@ -1,16 +1,17 @@
-//! Tests of the seed's "Guarantees (tested)" and the restore rules.
+//! The snapshot's guarantees and restore rules (`spec/snapshot.md` §5–§9): round trips in both
+//! modes, mixtures, references across restores, ownership, the mesh file, all-or-nothing in-place
+//! restore, every rule's field, thread-count independence, the cached writers against the
+//! reference model, and validation separate from commit.
 
-use proptest::prelude::*;
-
-use crate::generator::WorldSpec;
-use crate::ids::{PolyIndex, PolyRef, SlotIndex, TilePos};
-use crate::{
-    read_mesh, write_mesh, FormatReason, NavMeshSnapshot, RestoreError, SnapshotMode, TileLibrary,
-    TiledNavMesh,
+use onav::testing::{all_links, assert_derived, stitch_from_scratch};
+use onav::{
+    read_mesh, write_mesh, FormatReason, LinkIndex, NavMeshSnapshot, PolyIndex, PolyRef,
+    RestoreError, SlotIndex, SnapshotMode, TileLibrary, TilePos, TiledNavMesh, WorldSpec,
 };
+use onav_testkit::{snapshot_mixed, SnapModel};
 
-pub(crate) fn world() -> WorldSpec {
-    crate::fuzzing::fuzz_world()
+fn world() -> WorldSpec {
+    onav_testkit::fuzz_world()
 }
 
 /// The world with another seed: the same parameters and positions, other tile contents.
@@ -31,23 +32,49 @@ fn other_world_has_other_contents() {
 
 /// A mesh with holes in its slots, generations above 1, edits and switched-off links (the fuzz
 /// fixtures' busy mesh), and a library holding the world's tiles.
-pub(crate) fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
+fn busy_mesh() -> (TiledNavMesh, TileLibrary) {
     let w = world();
     let tiles = w.tiles();
     let lib = TileLibrary::from_tiles(&tiles);
-    (crate::fuzzing::busy_mesh(&w, &tiles), lib)
+    (onav_testkit::busy_mesh(&w, &tiles), lib)
 }
 
-/// Both writers agree with the slow writer that walks the tiles, and the cached records hold.
+/// Both writers agree with the reference model written from the tiles through the public API
+/// (`onav_testkit::SnapModel::of_mesh`), and the mesh's cached records and packs hold.
 fn check_writers(m: &TiledNavMesh) {
     for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
-        assert_eq!(
-            m.snapshot(mode),
-            crate::snapshot::tests_support::reference(m, mode),
-            "{mode:?}"
-        );
+        let reference = SnapModel::of_mesh(m, |_| mode == SnapshotMode::Full).encode();
+        assert_eq!(m.snapshot(mode), reference, "{mode:?}");
     }
-    m.state.assert_derived();
+    assert_derived(m);
+}
+
+/// Where one slot record of a valid snapshot lies, from the model's walker.
+struct SlotLayout {
+    at: usize,
+    end: usize,
+    kind: u8,
+    edits: Vec<usize>,
+    disabled: Vec<usize>,
+}
+
+/// The slot records of a valid snapshot.
+fn layout(b: &[u8]) -> Vec<SlotLayout> {
+    let model = SnapModel::parse(b).expect("canonical layout");
+    model
+        .slots
+        .into_iter()
+        .map(|s| {
+            let span = s.span.expect("read from bytes");
+            SlotLayout {
+                at: span.at,
+                end: span.end,
+                kind: s.kind,
+                edits: span.edits,
+                disabled: span.disabled,
+            }
+        })
+        .collect()
 }
 
 /// A slot's cached Referenced record follows every operation that changes its edits and
@@ -68,10 +95,10 @@ fn cached_records_follow_edits_and_switches() {
     let r = m.add_tile(tiles[0].clone()).unwrap();
     m.add_tile(tiles[1].clone()).unwrap();
     let slot = r.slot().0 as usize;
+    // The slot's Referenced record, as the writer copies it from the mesh's cache.
     let len = |m: &TiledNavMesh| {
-        m.state.chunks[slot / crate::record::CHUNK_SLOTS]
-            .record(slot % crate::record::CHUNK_SLOTS)
-            .len()
+        let r = &layout(&m.snapshot(SnapshotMode::Referenced))[slot];
+        r.end - r.at
     };
     check_writers(&m);
     assert_eq!(len(&m), 45);
@@ -83,16 +110,14 @@ fn cached_records_follow_edits_and_switches() {
     m.set_poly_area(r.poly(PolyIndex(0)), other(a0)).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 52);
-    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(0), false)
-        .unwrap();
+    m.set_off_mesh_link_enabled(r, LinkIndex(0), false).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 56);
     m.set_poly_flags(r.poly(PolyIndex(1)), 0xbeef).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 63);
     let full = m.snapshot(SnapshotMode::Referenced);
-    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(3), false)
-        .unwrap();
+    m.set_off_mesh_link_enabled(r, LinkIndex(3), false).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 67);
     m.set_poly_area(r.poly(PolyIndex(2)), other(a2)).unwrap();
@@ -104,8 +129,7 @@ fn cached_records_follow_edits_and_switches() {
     m.set_poly_area(r.poly(PolyIndex(1)), a1).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 67);
-    m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(3), true)
-        .unwrap();
+    m.set_off_mesh_link_enabled(r, LinkIndex(3), true).unwrap();
     check_writers(&m);
     assert_eq!(len(&m), 63);
     // In-place restores (the rollback path keeps the slots) both ways, and a new mesh.
@@ -130,7 +154,7 @@ fn cached_records_follow_edits_and_switches() {
     assert_eq!(len(&m), 5);
 }
 
-/// Chunk boundaries: a mesh of 140 slots (chunks of 64, 64 and 12) with tiles, holes and edits in
+/// Chunk boundaries: a mesh of 140 slots (chunks of 32: four full and one of 12) with tiles, holes and edits in
 /// every chunk, records growing and shrinking at chunk ends, and restores of it.
 #[test]
 fn cached_records_across_chunks() {
@@ -152,7 +176,7 @@ fn cached_records_across_chunks() {
     for i in [0, 62, 63, 64, 65, 69] {
         m.set_poly_flags(refs[i].poly(PolyIndex(0)), 0x5a5a)
             .unwrap();
-        m.set_off_mesh_link_enabled(refs[i], crate::ids::LinkIndex(0), false)
+        m.set_off_mesh_link_enabled(refs[i], LinkIndex(0), false)
             .unwrap();
     }
     check_writers(&m);
@@ -190,8 +214,8 @@ fn cached_records_across_chunks() {
 }
 
 /// Everything observable of a mesh's state: its Full snapshot, its links, and its parameters.
-fn observe(m: &TiledNavMesh) -> (Vec<u8>, Vec<Option<crate::TileLinks>>) {
-    (m.snapshot(SnapshotMode::Full), m.all_links())
+fn observe(m: &TiledNavMesh) -> (Vec<u8>, Vec<Option<onav::TileLinks>>) {
+    (m.snapshot(SnapshotMode::Full), all_links(m))
 }
 
 fn mutate(m: &mut TiledNavMesh) {
@@ -223,7 +247,7 @@ fn snapshot_mutate_restore_gives_identical_bytes_in_both_modes() {
         m.restore(&snap, &lib).unwrap();
         assert_eq!(m.snapshot(mode), snap);
         assert_eq!(observe(&m), before);
-        assert_eq!(m.all_links(), m.stitch_from_scratch());
+        assert_eq!(all_links(&m), stitch_from_scratch(&m));
     }
 }
 
@@ -236,7 +260,8 @@ fn full_and_referenced_restore_to_identical_states_and_mixtures_are_read() {
     assert_eq!(observe(&full), observe(&referenced));
     assert_eq!(observe(&full), observe(&m));
     // A mixture: slot 0 inline, the rest referenced. Built by splicing slot 0's Full record in.
-    let mixed = crate::snapshot::tests_support::mixed(&m, &[0]);
+    let inline: Vec<bool> = (0..m.slot_count()).map(|i| i == 0).collect();
+    let mixed = snapshot_mixed(&m, &inline);
     let restored = NavMeshSnapshot::restore(&mixed, &lib).unwrap();
     assert_eq!(observe(&restored), observe(&m));
 }
@@ -251,7 +276,7 @@ fn references_current_stale_and_forged_behave_as_before() {
             for p in [0u32, 1, 3, 7, 1000] {
                 refs.push(
                     PolyRef::new(
-                        crate::Generation::new(g).unwrap(),
+                        onav::Generation::new(g).unwrap(),
                         SlotIndex(s),
                         PolyIndex(p),
                     )
@@ -262,7 +287,7 @@ fn references_current_stale_and_forged_behave_as_before() {
     }
     let mut x = 7u64;
     for _ in 0..2000 {
-        x = crate::generator::mix(x);
+        x = onav::generator::mix(x);
         refs.push(x);
     }
     let valid_before: Vec<bool> = refs.iter().map(|&r| m.is_valid_raw_ref(r)).collect();
@@ -337,7 +362,7 @@ fn check_all_or_nothing(
     m: &mut TiledNavMesh,
     lib: &TileLibrary,
     bytes: &[u8],
-    before: &(Vec<u8>, Vec<Option<crate::TileLinks>>),
+    before: &(Vec<u8>, Vec<Option<onav::TileLinks>>),
 ) -> bool {
     match m.restore(bytes, lib) {
         Err(_) => {
@@ -409,10 +434,9 @@ fn expect_err(bytes: &[u8], lib: &TileLibrary, class: &str, field: &str) {
 
 #[test]
 fn field_aware_corruptions_are_rejected_with_their_field() {
-    use crate::snapshot::tests_support::Edit;
     let (m, lib) = busy_mesh();
     let snap = m.snapshot(SnapshotMode::Referenced);
-    let lay = crate::snapshot::tests_support::layout(&snap);
+    let lay = layout(&snap);
     let set32 = |at: usize, v: u32| {
         let mut b = snap.clone();
         b[at..at + 4].copy_from_slice(&v.to_le_bytes());
@@ -470,7 +494,7 @@ fn field_aware_corruptions_are_rejected_with_their_field() {
     assert_eq!(mm.restore(&b, &lib).unwrap_err().class(), "fingerprint");
     // Edits: area > 63, order, equal to as-built, polygon out of range.
     let e = lay.iter().position(|s| !s.edits.is_empty()).unwrap();
-    let Edit { at, .. } = lay[e].edits[0];
+    let at = lay[e].edits[0];
     let mut b = snap.clone();
     b[at + 4] = 64;
     expect_err(&b, &lib, "format", &format!("slot[{e}].edit[0].area"));
@@ -492,10 +516,10 @@ fn field_aware_corruptions_are_rejected_with_their_field() {
             .to_le_bytes(),
     );
     expect_err(&b, &lib, "format", &format!("slot[{e}].edit[0]"));
-    let Edit { at: at1, .. } = lay[e].edits[1];
+    let at1 = lay[e].edits[1];
     let b = set32(at1, 0);
     expect_err(&b, &lib, "format", &format!("slot[{e}].edit[1].polygon"));
-    let Edit { at: last, .. } = *lay[e].edits.last().unwrap();
+    let last = *lay[e].edits.last().unwrap();
     let b = set32(last, 1_000_000);
     expect_err(
         &b,
@@ -522,7 +546,7 @@ fn field_aware_corruptions_are_rejected_with_their_field() {
 fn duplicate_positions_are_rejected() {
     let (m, lib) = busy_mesh();
     let snap = m.snapshot(SnapshotMode::Referenced);
-    let lay = crate::snapshot::tests_support::layout(&snap);
+    let lay = layout(&snap);
     let occ: Vec<usize> = lay
         .iter()
         .enumerate()
@@ -559,7 +583,7 @@ fn bytes_states_and_errors_are_identical_for_every_thread_count() {
         m.snapshot(SnapshotMode::Referenced),
     ];
     let mut broken = snaps[0].clone();
-    let lay = crate::snapshot::tests_support::layout(&broken);
+    let lay = layout(&broken);
     // Break two inline tiles: the lower slot's error must always win.
     let occ: Vec<usize> = lay
         .iter()
@@ -595,126 +619,6 @@ fn bytes_states_and_errors_are_identical_for_every_thread_count() {
     }
     assert_eq!(results[0].2.field(), format!("slot[{}].tile.magic", occ[1]));
     assert_eq!(results[0].0, snaps[0]);
-}
-
-#[derive(Debug, Clone)]
-enum Op {
-    Add(usize),
-    Remove(usize),
-    Replace(usize),
-    Area(usize, u16, u8),
-    Flags(usize, u16, u16),
-    Switch(usize, u8, bool),
-    Excursion(bool, bool, Vec<Op>),
-}
-
-fn leaf() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (0usize..24).prop_map(Op::Add),
-        (0usize..12).prop_map(Op::Remove),
-        (0usize..24).prop_map(Op::Replace),
-        (0usize..12, 0u16..20, 0u8..64).prop_map(|(t, p, a)| Op::Area(t, p, a)),
-        (0usize..12, 0u16..20, any::<u16>()).prop_map(|(t, p, f)| Op::Flags(t, p, f)),
-        (0usize..12, 0u8..3, any::<bool>()).prop_map(|(t, l, e)| Op::Switch(t, l, e)),
-    ]
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![4 => leaf(), 1 => (any::<bool>(), any::<bool>(), proptest::collection::vec(leaf(), 0..6)).prop_map(|(r, n, v)| Op::Excursion(r, n, v))]
-}
-
-/// Applies one operation; an excursion snapshots, mutates and restores (new or in place, Full or
-/// Referenced). The result of every call is folded into the returned trace.
-fn apply(m: &mut TiledNavMesh, lib: &TileLibrary, o: &Op) -> String {
-    let w = world();
-    let pos = w.positions();
-    let tref = |m: &TiledNavMesh, i: usize| m.tile_ref_at(pos[i % pos.len()]);
-    // Tiles 12..24 are the other world's: the same positions with other contents.
-    let tile = |i: usize| {
-        let n = pos.len();
-        if i < n {
-            w.tile(pos[i])
-        } else {
-            other_world().tile(pos[i % n])
-        }
-    };
-    match o {
-        Op::Add(i) => format!("{:?}", m.add_tile(tile(*i))),
-        Op::Remove(i) => match tref(m, *i) {
-            Some(r) => format!("{:?}", m.remove_tile(r).map(|t| t.content_id())),
-            None => "none".into(),
-        },
-        Op::Replace(i) => format!("{:?}", m.replace_tile(tile(*i))),
-        Op::Area(i, p, a) => match tref(m, *i) {
-            Some(r) => format!(
-                "{:?}",
-                m.set_poly_area(r.poly(PolyIndex(u32::from(*p))), *a)
-            ),
-            None => "none".into(),
-        },
-        Op::Flags(i, p, f) => match tref(m, *i) {
-            Some(r) => format!(
-                "{:?}",
-                m.set_poly_flags(r.poly(PolyIndex(u32::from(*p))), *f)
-            ),
-            None => "none".into(),
-        },
-        Op::Switch(i, l, e) => match tref(m, *i) {
-            Some(r) => format!(
-                "{:?}",
-                m.set_off_mesh_link_enabled(r, crate::ids::LinkIndex(u32::from(*l)), *e)
-            ),
-            None => "none".into(),
-        },
-        Op::Excursion(referenced, new_mesh, ops) => {
-            let mode = if *referenced {
-                SnapshotMode::Referenced
-            } else {
-                SnapshotMode::Full
-            };
-            let snap = m.snapshot(mode);
-            for o in ops {
-                apply(m, lib, o);
-            }
-            if *new_mesh {
-                *m = NavMeshSnapshot::restore(&snap, lib).unwrap();
-            } else {
-                m.restore(&snap, lib).unwrap();
-            }
-            assert_eq!(m.snapshot(mode), snap);
-            "excursion".into()
-        }
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    /// A mesh that takes snapshot/mutate/restore excursions stays byte-identical, step by step,
-    /// to a twin that applies the same operations without them.
-    #[test]
-    fn continuing_after_restores_keeps_twins_identical(ops in proptest::collection::vec(op(), 1..30)) {
-        let w = world();
-        let lib = TileLibrary::from_tiles(&[w.tiles(), other_world().tiles()].concat());
-        let mut a = TiledNavMesh::new(w.params(9));
-        let mut b = TiledNavMesh::new(w.params(9));
-        for o in &ops {
-            let ta = apply(&mut a, &lib, o);
-            let plain = match o { Op::Excursion(..) => None, other => Some(other.clone()) };
-            if let Some(p) = plain {
-                let tb = apply(&mut b, &lib, &p);
-                prop_assert_eq!(ta, tb);
-            }
-            prop_assert_eq!(a.snapshot(SnapshotMode::Full), b.snapshot(SnapshotMode::Full));
-            prop_assert_eq!(a.all_links(), b.all_links());
-            for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
-                prop_assert_eq!(a.snapshot(mode), crate::snapshot::tests_support::reference(&a, mode));
-            }
-        }
-        prop_assert_eq!(a.all_links(), a.stitch_from_scratch());
-        a.state.assert_derived();
-        b.state.assert_derived();
-    }
 }
 
 /// Validation and commit are separate steps: a checked snapshot commits to exactly what
