@@ -9,9 +9,12 @@
 //!
 //! In-place restore skips stages D and E when the snapshot holds the mesh's own tiles
 //! (`spec/snapshot.md` S21, S30): that is sound only because no public way builds a mesh that
-//! breaks those rules. Seen to fail: with the old unchecked assembly (`fuzzing::mesh_with`,
-//! removed) put back on a scratch branch and its over-budget mesh added to the bases here, this
-//! test failed with "in-place accepted what a new-mesh restore rejects".
+//! breaks those rules. Seen to fail: with the removed unchecked assembly (`fuzzing::mesh_with`:
+//! tiles placed in slots with no check) put back in a scratch copy, and its mesh of the
+//! over-budget seed's two tiles added to the bases of the first test,
+//! `every_way_of_making_a_mesh_restores_in_place_as_into_a_new_one` failed at that base's own
+//! Full snapshot, with "in-place accepted what a new-mesh restore rejects" (the new-mesh error:
+//! offset 101, field `slot[0].tile`, `LandingBudget { work: 3376, budget: 2560 }`).
 
 use onav::testing::all_links;
 use onav::{read_mesh, write_mesh, NavMeshSnapshot, SnapshotMode, TiledNavMesh};
