@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the tile format, the mesh and snapshots (issues 2 and 3). The targets
+//! Criterion benchmarks of the tile format, the mesh and snapshots. The targets
 //! are ratios; `cargo run --release -p onav --example ratios` measures them side by side.
 
 use std::hint::black_box;

@@ -1,5 +1,4 @@
-//! Side-by-side ratio report for the tile, mesh and snapshot performance targets (issues 2 and
-//! 3). Every ratio is measured in one run with its baseline, samples interleaved (A, B, A, B, …)
+//! Side-by-side ratio report for the tile, mesh and snapshot performance targets. Every ratio is measured in one run with its baseline, samples interleaved (A, B, A, B, …)
 //! and the median taken, so machine noise hits both sides alike. Run:
 //! `cargo run --release -p onav --example ratios`.
 

@@ -113,8 +113,7 @@ pub enum FormatReason {
     },
 }
 
-/// Bytes that break a format rule (`spec/navmesh-format.md` §1.6; the seed's
-/// NavMeshFormatException).
+/// Bytes that break a format rule: error class `format` (`spec/navmesh-format.md` §1.6).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("format error at byte {offset}, {field}: {reason}")]
 pub struct FormatError {
@@ -146,8 +145,8 @@ impl FormatError {
     }
 }
 
-/// A settings digest that does not match (`spec/navmesh-format.md` §1.6; the seed's
-/// NavMeshFingerprintException).
+/// A settings digest that does not match: error class `fingerprint` (`spec/navmesh-format.md`
+/// §1.6).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("fingerprint mismatch at {field}: expected {expected}, found {found}")]
 pub struct FingerprintError {

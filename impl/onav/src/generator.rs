@@ -20,21 +20,23 @@ pub struct WorldSpec {
     pub rows: i32,
     /// Layers per cell, stacked `layer_gap` apart.
     pub layers: u32,
-    /// World origin.
+    /// World origin (x, y, z), in world units.
     pub origin: Vec3,
-    /// Cell edge length.
+    /// Cell edge length, in world units (> 0 for a usable world).
     pub tile_size: f64,
     /// Quads per cell side (polygon density): a tile has up to q² ground polygons.
     pub quads: u32,
     /// When true, cells whose hash says so use 2q quads per side, so portals overlap partially.
     pub vary_density: bool,
-    /// Ground height slope along x and z: `y = slope[0]·x + slope[1]·z` (+ `layer·layer_gap`).
+    /// Ground height slope along x and z, in world units of height per world unit:
+    /// `y = slope[0]·x + slope[1]·z` (+ `layer·layer_gap`).
     pub slope: [f64; 2],
-    /// Largest height bump added to interior vertices (keep below the climb for connected worlds).
+    /// Largest height bump added to interior vertices, in world units (keep below the climb for
+    /// connected worlds).
     pub bump: f64,
     /// Probability, in 1/256, that a quad is a hole.
     pub hole_chance: u8,
-    /// Vertical distance between layers.
+    /// Vertical distance between layers, in world units.
     pub layer_gap: f64,
     /// Off-mesh links per tile.
     pub links_per_tile: u32,

@@ -1,4 +1,5 @@
-//! Exact-order f64 geometry on the x–z plane (DESIGN §8: only + − × ÷ sqrt and comparisons).
+//! Exact-order f64 geometry on the x–z plane (`spec/navmesh-format.md` §1.3: only + − × ÷ sqrt
+//! and comparisons).
 //! Every formula here is written out in `spec/navmesh-format.md` §1.3 in this operation order.
 
 /// A point or vector in world units (x, y, z); y is up.

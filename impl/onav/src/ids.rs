@@ -9,7 +9,7 @@ const SLOT_SHIFT: u32 = 20;
 const GEN_SHIFT: u32 = 40;
 const MASK20: u64 = (1 << 20) - 1;
 
-/// A slot index, below the mesh's slot count (≤ 1 048 575).
+/// A slot index, below the mesh's slot count (at most [`MAX_SLOTS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SlotIndex(pub u32);
 
@@ -22,7 +22,7 @@ pub struct PolyIndex(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LinkIndex(pub u32);
 
-/// A slot generation (salt), 1 ..= 16 777 215.
+/// A slot generation (salt), 1 ..= [`MAX_GENERATION`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Generation(u32);
 
@@ -30,7 +30,7 @@ impl Generation {
     /// The generation of every slot of a new mesh.
     pub const FIRST: Self = Self(1);
 
-    /// A generation, if `v` is in 1 ..= 16 777 215.
+    /// A generation, if `v` is in 1 ..= [`MAX_GENERATION`].
     pub fn new(v: u32) -> Option<Self> {
         (1..=MAX_GENERATION).contains(&v).then_some(Self(v))
     }
@@ -193,7 +193,7 @@ impl Side {
     }
 }
 
-/// SHA-256 (FIPS 180-4) of a tile's as-built bytes (seed: "Tile content id").
+/// SHA-256 (FIPS 180-4) of a tile's as-built bytes (`spec/navmesh-format.md` §4, rule C1).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TileContentId(pub [u8; 32]);
 

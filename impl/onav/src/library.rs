@@ -1,4 +1,5 @@
-//! `TileLibrary` (seed: "Modes"): tiles found by content id for Referenced snapshots. Tiles keep
+//! `TileLibrary` (`spec/snapshot.md` §3, `spec/navmesh-format.md` §4): tiles found by content id
+//! for Referenced snapshots. Tiles keep
 //! their own digest and parameters; a restore checks them against the snapshot's.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The mesh file `ONMS` version 2 (`spec/navmesh-format.md` §8; seed: "Relation to WriteMesh"):
+//! The mesh file `ONMS` version 2 (`spec/navmesh-format.md` §8, `spec/snapshot.md` §10):
 //! content, not rollback. Tiles are stored in slot order with their current areas and flags and
 //! no link switches; reading one back makes the current values the as-built ones, and places the
 //! tiles in slots 0, 1, 2, … of a new mesh.

@@ -1,5 +1,5 @@
 //! The few vector formulas the queries share (`spec/queries.md` §1.2), in their stated
-//! operation order. Only + − × ÷ sqrt and comparisons (DESIGN §8).
+//! operation order. Only + − × ÷ sqrt and comparisons (`spec/navmesh-format.md` §1.3).
 
 use crate::geom::Vec3;
 

@@ -1,6 +1,6 @@
 //! Queries over a [`TiledNavMesh`] (`spec/queries.md`): nearest polygon, A* corridor, string
 //! pulling and raycast. Every formula follows the spec's operation order and every tie has a
-//! stated rule, so another port reproduces the results bit for bit (DESIGN §7, §8).
+//! stated rule, so another port reproduces the results bit for bit (`spec/queries.md` §1.2).
 //!
 //! A [`NavMeshQuery`] borrows the mesh and holds the node-pool size (§1); it keeps no state
 //! between calls, so one query object may serve several threads at once.

@@ -1008,6 +1008,9 @@ proptest! {
     }
 }
 
+/// A regression guard: queries run sequentially over a mesh they only read, so today nothing in
+/// them can depend on the thread count; this fails if a later cache or parallel search shares
+/// state across threads.
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     use rayon::prelude::*;
@@ -1050,7 +1053,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Every query gives identical results before and after snapshot / mutate / restore
-    /// excursions, in both modes, into a new mesh and in place (seed: "Guarantees").
+    /// excursions, in both modes, into a new mesh and in place (`spec/snapshot.md` §9).
     #[test]
     fn queries_are_identical_after_restore_excursions(
         edits in proptest::collection::vec((0usize..18, 0u32..9, 0u8..4, any::<bool>()), 0..12),

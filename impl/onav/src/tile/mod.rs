@@ -1,5 +1,5 @@
 //! Tiles (`spec/navmesh-format.md` §3): the `ONTL` format, its rules, and `NavTile`, which
-//! follows the seed's "Ownership of tiles": immutable arrays shared, current areas, flags and link
+//! follows the ownership rule R11 (§5.2): immutable arrays shared, current areas, flags and link
 //! switches owned per copy.
 
 mod raw;

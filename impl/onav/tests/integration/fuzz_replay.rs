@@ -41,7 +41,8 @@ fn every_seed_passes_its_target() {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn every_regression_passes_its_target() {
-    replay("regressions");
+    let n = replay("regressions");
+    assert!(n >= 1, "no regression input found under fuzz/regressions/");
 }
 
 #[test]
