@@ -3,8 +3,6 @@
 //! no link switches; reading one back makes the current values the as-built ones, and places the
 //! tiles in slots 0, 1, 2, … of a new mesh.
 
-use std::collections::HashSet;
-
 use crate::bytes::{Reader, Writer};
 use crate::error::{FormatError, FormatReason as R, RestoreError};
 use crate::ids::Generation;
@@ -48,7 +46,8 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     )?;
     let mut tiles = Vec::with_capacity(n as usize);
     let mut starts = Vec::with_capacity(n as usize);
-    let mut seen = HashSet::with_capacity(n as usize);
+    #[allow(clippy::disallowed_types)] // Lookup only (M11, duplicate positions): never iterated.
+    let mut seen = std::collections::HashSet::with_capacity(n as usize);
     for i in 0..n {
         let (tat, tb) = r.length_prefixed(|| format!("tile[{i}].length"))?;
         let tile = NavTile::from_bytes(tb).map_err(|e| e.nested(tat, &format!("tile[{i}]")))?;

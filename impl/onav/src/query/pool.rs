@@ -3,7 +3,7 @@
 //! (f, PolyRef, state) with stale entries skipped.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::geom::Vec3;
@@ -50,10 +50,14 @@ impl Hasher for KeyHasher {
     }
 }
 
+/// The node index: lookup only, never iterated, so its order reaches no result.
+#[allow(clippy::disallowed_types)]
+type NodeIndex = std::collections::HashMap<NodeKey, u32, BuildHasherDefault<KeyHasher>>;
+
 /// The pool: at most `max` nodes.
 pub(crate) struct NodePool {
     nodes: Vec<Node>,
-    index: HashMap<NodeKey, u32, BuildHasherDefault<KeyHasher>>,
+    index: NodeIndex,
     max: usize,
 }
 
@@ -62,7 +66,7 @@ impl NodePool {
         let guess = (max as usize).min(1024);
         Self {
             nodes: Vec::with_capacity(guess),
-            index: HashMap::with_capacity_and_hasher(guess, BuildHasherDefault::default()),
+            index: NodeIndex::with_capacity_and_hasher(guess, BuildHasherDefault::default()),
             max: max as usize,
         }
     }

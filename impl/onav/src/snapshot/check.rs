@@ -1,7 +1,6 @@
 //! Stages B to E of a restore (`spec/snapshot.md` §6): tiles, edits and switches, unique
 //! positions, the Full snapshot's size (S29) and landing budgets (S30).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -145,7 +144,9 @@ pub(super) fn stages(
     // content), the positions are the mesh's own, which are unique: nothing to check.
     let same_tiles = old.is_some_and(|o| o.same_tiles(&slots));
     if !same_tiles {
-        let mut seen: HashMap<TilePos, usize> = HashMap::with_capacity(slots.len());
+        #[allow(clippy::disallowed_types)] // Lookup only (S17): never iterated.
+        let mut seen: std::collections::HashMap<TilePos, usize> =
+            std::collections::HashMap::with_capacity(slots.len());
         for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter()).enumerate() {
             let (Some(tile), Some(entry)) = (tile, &s.tile) else {
                 continue;

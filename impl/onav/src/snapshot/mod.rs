@@ -1,5 +1,5 @@
 //! Mesh snapshots, `ONPS` version 2 (`spec/snapshot.md`): a canonical writer in Full and
-//! Referenced modes ([`write`](self::write)), and a restore that validates everything, builds the
+//! Referenced modes (module `write`), and a restore that validates everything, builds the
 //! new state on the side, stitches it once, and only then swaps it in (§7).
 //!
 //! Validation runs in five stages (§6); the first stage with an error reports it, and within a

@@ -1,8 +1,6 @@
 //! Off-mesh link landings (`spec/navmesh-format.md` §6.3) and the landing budget (§6.8, rule
 //! K17): where each end of a link lands, and the work a landing search may do for a tile.
 
-use std::collections::HashMap;
-
 use super::{neighbourhood, CellEntry, SlotView};
 use crate::geom::{closest_point_on_poly_xz, dist2_xz, Vec3};
 use crate::ids::{Generation, PolyIndex, PolyRef, SlotIndex};
@@ -141,15 +139,23 @@ pub(crate) fn landing_work(tile: &NavTile, cell_weight: &dyn Fn(i32, i32) -> u64
         .sum()
 }
 
-/// The landing weight of each cell holding one of `tiles` (look-up only; no output depends on
-/// the map's order).
-pub(crate) fn weight_per_cell<'a>(
-    tiles: impl IntoIterator<Item = &'a NavTile>,
-) -> HashMap<(i32, i32), u64> {
-    let mut cells = HashMap::new();
+/// The landing weight of each cell that holds a tile (K17), looked up by cell.
+#[allow(clippy::disallowed_types)] // Lookup only: never iterated, so its order reaches nothing.
+pub(crate) struct CellWeights(std::collections::HashMap<(i32, i32), u64>);
+
+impl CellWeights {
+    /// The landing weight of all of `tiles` in each cell.
+    pub(crate) fn get(&self, column: i32, row: i32) -> u64 {
+        self.0.get(&(column, row)).copied().unwrap_or(0)
+    }
+}
+
+/// The landing weight of each cell holding one of `tiles`.
+pub(crate) fn weight_per_cell<'a>(tiles: impl IntoIterator<Item = &'a NavTile>) -> CellWeights {
+    let mut cells = CellWeights(Default::default());
     for t in tiles {
         let p = t.pos();
-        *cells.entry((p.column, p.row)).or_insert(0) += landing_weight(t);
+        *cells.0.entry((p.column, p.row)).or_insert(0) += landing_weight(t);
     }
     cells
 }
@@ -158,9 +164,9 @@ pub(crate) fn weight_per_cell<'a>(
 /// exceeds its budget, with that work and budget.
 pub(crate) fn first_over_budget<'a, K>(
     tiles: impl IntoIterator<Item = (K, &'a NavTile)>,
-    cells: &HashMap<(i32, i32), u64>,
+    cells: &CellWeights,
 ) -> Option<(K, u64, u64)> {
-    let weight = |c: i32, r: i32| cells.get(&(c, r)).copied().unwrap_or(0);
+    let weight = |c: i32, r: i32| cells.get(c, r);
     tiles.into_iter().find_map(|(k, t)| {
         if t.link_count() == 0 {
             return None;

@@ -2,7 +2,7 @@
 //! current contents. The links of a tile are a pure function of the tiles in the 3 × 3 cells
 //! around it, so any history reaching the same slots gives the same links in the same order, and
 //! a change at one cell needs only the 3 × 3 around it stitched again. Internal and portal links
-//! are made here (§6.2); off-mesh link landings and the landing budget live in [`landing`]
+//! are made here (§6.2); off-mesh link landings and the landing budget live in module `landing`
 //! (§6.3, §6.8).
 
 mod landing;
