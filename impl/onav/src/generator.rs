@@ -426,14 +426,13 @@ impl WorldSpec {
     }
 }
 
-/// Worlds the unit tests share.
-#[cfg(test)]
-pub(crate) mod worlds {
+/// Worlds the tests share.
+pub mod worlds {
     use super::WorldSpec;
 
-    /// The layered, holed, density-varying world the mesh, stitching and query tests share:
-    /// 3 × 3 cells, two layers, holes, two links per tile, three areas.
-    pub(crate) fn layered() -> WorldSpec {
+    /// The layered, holed, density-varying world the mesh, stitching, history and query tests
+    /// share: 3 × 3 cells, two layers, holes, two links per tile, three areas.
+    pub fn layered() -> WorldSpec {
         WorldSpec {
             columns: 3,
             rows: 3,

@@ -193,51 +193,47 @@ impl Side {
     }
 }
 
-/// SHA-256 (FIPS 180-4) of a tile's as-built bytes (`spec/navmesh-format.md` §4, rule C1).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TileContentId(pub [u8; 32]);
+/// A 32-byte SHA-256 (FIPS 180-4) digest newtype: made from bytes, shown as 64 lowercase hex
+/// digits.
+macro_rules! sha256_newtype {
+    ($(#[$doc:meta])* $name:ident, $of:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub [u8; 32]);
 
-impl TileContentId {
-    /// The id of these as-built tile bytes.
-    pub fn of_bytes(bytes: &[u8]) -> Self {
-        use sha2::Digest;
-        Self(sha2::Sha256::digest(bytes).into())
-    }
+        impl $name {
+            #[doc = concat!("The SHA-256 of ", $of, ".")]
+            pub fn of_bytes(bytes: &[u8]) -> Self {
+                use sha2::Digest;
+                Self(sha2::Sha256::digest(bytes).into())
+            }
 
-    /// 64 lowercase hex digits.
-    pub fn to_hex(&self) -> String {
-        hex(&self.0)
-    }
+            /// 64 lowercase hex digits.
+            pub fn to_hex(&self) -> String {
+                hex(&self.0)
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({})", stringify!($name), self.to_hex())
+            }
+        }
+    };
 }
 
-impl std::fmt::Debug for TileContentId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TileContentId({})", self.to_hex())
-    }
-}
+sha256_newtype!(
+    /// SHA-256 (FIPS 180-4) of a tile's as-built bytes (`spec/navmesh-format.md` §4, rule C1).
+    TileContentId,
+    "these as-built tile bytes"
+);
 
-/// SHA-256 of the canonical build settings: the build fingerprint.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct SettingsDigest(pub [u8; 32]);
-
-impl SettingsDigest {
-    /// The digest of arbitrary canonical settings bytes.
-    pub fn of_bytes(bytes: &[u8]) -> Self {
-        use sha2::Digest;
-        Self(sha2::Sha256::digest(bytes).into())
-    }
-
-    /// 64 lowercase hex digits.
-    pub fn to_hex(&self) -> String {
-        hex(&self.0)
-    }
-}
-
-impl std::fmt::Debug for SettingsDigest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SettingsDigest({})", self.to_hex())
-    }
-}
+sha256_newtype!(
+    /// SHA-256 of the canonical build settings: the build fingerprint (`spec/navmesh-format.md`
+    /// §2, P6).
+    SettingsDigest,
+    "arbitrary canonical settings bytes"
+);
 
 impl std::fmt::Display for SettingsDigest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -247,13 +247,7 @@ impl TiledNavMesh {
         link: LinkIndex,
         enabled: bool,
     ) -> Result<(), MeshError> {
-        let o = self
-            .occupied_mut(r)
-            .ok_or(MeshError::InvalidTileRef { tile: r })?;
-        let count = o.tile.link_count();
-        if link.0 >= count {
-            return Err(MeshError::LinkOutOfRange { index: link, count });
-        }
+        self.link_tile(r, link)?;
         self.state.check_room(SWITCH_LEN as u64)?;
         let o = self
             .occupied_mut(r)
@@ -265,6 +259,12 @@ impl TiledNavMesh {
 
     /// Whether an off-mesh link is enabled.
     pub fn is_off_mesh_link_enabled(&self, r: TileRef, link: LinkIndex) -> Result<bool, MeshError> {
+        Ok(self.link_tile(r, link)?.is_link_enabled(link))
+    }
+
+    /// The tile of `r`, if `link` is one of its off-mesh links; otherwise the error, in the
+    /// checking order of `spec/navmesh-format.md` §5.4 (invalid reference, link out of range).
+    fn link_tile(&self, r: TileRef, link: LinkIndex) -> Result<&NavTile, MeshError> {
         let o = self
             .occupied(r)
             .ok_or(MeshError::InvalidTileRef { tile: r })?;
@@ -272,6 +272,6 @@ impl TiledNavMesh {
         if link.0 >= count {
             return Err(MeshError::LinkOutOfRange { index: link, count });
         }
-        Ok(o.tile.is_link_enabled(link))
+        Ok(&o.tile)
     }
 }

@@ -13,19 +13,7 @@ use proptest::prelude::*;
 /// tiles followed by those of the same world with another seed: the same positions and
 /// parameters, other contents, so a replacement can change a slot's bytes.
 fn layered() -> (WorldSpec, Vec<NavTile>) {
-    let w = WorldSpec {
-        columns: 3,
-        rows: 3,
-        layers: 2,
-        quads: 3,
-        vary_density: true,
-        slope: [0.05, -0.03],
-        bump: 0.3,
-        hole_chance: 30,
-        links_per_tile: 2,
-        area_kinds: 3,
-        ..WorldSpec::default()
-    };
+    let w = onav::generator::worlds::layered();
     let pool = [
         w.tiles(),
         WorldSpec {
@@ -70,17 +58,16 @@ fn the_pools_halves_differ_at_every_position() {
 /// Incremental links equal a from-scratch stitch, the derived state holds, and a new mesh
 /// restored from the state's snapshot (every slot placed at once with its generation and
 /// stitched once, in slot order) has the same links.
-fn check_history(pool: &[NavTile], mesh: &TiledNavMesh) {
+fn check_history(lib: &TileLibrary, mesh: &TiledNavMesh) {
     assert_eq!(all_links(mesh), stitch_from_scratch(mesh));
     assert_derived(mesh);
-    let lib = TileLibrary::from_tiles(pool);
-    let other = NavMeshSnapshot::restore(&mesh.snapshot(SnapshotMode::Referenced), &lib).unwrap();
+    let other = NavMeshSnapshot::restore(&mesh.snapshot(SnapshotMode::Referenced), lib).unwrap();
     assert_eq!(all_links(mesh), all_links(&other));
 }
 
 fn run_history(ops: &[Op]) {
     let (w, pool) = layered();
-    let lib = TileLibrary::new();
+    let lib = TileLibrary::from_tiles(&pool);
     let cx = Context {
         pool: &pool,
         library: &lib,
@@ -89,7 +76,7 @@ fn run_history(ops: &[Op]) {
     for op in ops {
         cx.apply(&mut mesh, op);
     }
-    check_history(&pool, &mesh);
+    check_history(&lib, &mesh);
 }
 
 /// Histories proptest once shrank a failure to (kept as cases).
