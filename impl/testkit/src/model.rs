@@ -334,3 +334,61 @@ pub fn mesh_file(params: &MeshParams, tiles: &[&NavTile]) -> Vec<u8> {
     }
     w.into_inner()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::fixture;
+
+    /// The walker and the encoder are inverse on every canonical snapshot, the records it finds
+    /// tile the slots section, and the reference writer gives the library's bytes.
+    #[test]
+    fn canonical_snapshots_parse_and_encode_back() {
+        let fx = fixture();
+        let inline: Vec<bool> = (0..16).map(|i| i % 3 == 1).collect();
+        for b in [
+            fx.busy_full.clone(),
+            fx.busy_referenced.clone(),
+            snapshot_mixed(&fx.busy, &inline),
+        ] {
+            let m = SnapModel::parse(&b).expect("canonical");
+            assert_eq!(m.encode(), b);
+            let mut at = SNAPSHOT_FIRST_SLOT_AT as usize;
+            for s in &m.slots {
+                let span = s.span.as_ref().expect("read from bytes");
+                assert_eq!(span.at, at);
+                assert_eq!(
+                    (span.edits.len(), span.disabled.len()),
+                    (s.edits.len(), s.disabled.len())
+                );
+                at = span.end;
+            }
+            assert_eq!(at, b.len());
+        }
+        for (mode, b) in [
+            (SnapshotMode::Full, &fx.busy_full),
+            (SnapshotMode::Referenced, &fx.busy_referenced),
+        ] {
+            let reference = SnapModel::of_mesh(&fx.busy, |_| mode == SnapshotMode::Full);
+            assert_eq!(&reference.encode(), b, "{mode:?}");
+        }
+    }
+
+    /// Bytes of another layout have no model.
+    #[test]
+    fn other_layouts_are_not_parsed() {
+        let b = fixture().busy_referenced.clone();
+        let mut trailing = b.clone();
+        trailing.push(0);
+        let mut two_sections = b.clone();
+        two_sections[SNAPSHOT_SECTION_COUNT_AT as usize] = 2;
+        for bad in [
+            &b[..b.len() - 1],
+            &trailing[..],
+            &two_sections[..],
+            &b[..50],
+        ] {
+            assert_eq!(SnapModel::parse(bad), None);
+        }
+    }
+}

@@ -364,3 +364,55 @@ pub mod strategy {
         prop_oneof![4 => leaf(pool), 1 => excursion].boxed()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(bytes: &[u8]) -> Vec<Step> {
+        let mut c = Cursor::new(bytes);
+        let mut out = Vec::new();
+        while !c.done() {
+            out.push(decode_step(&mut c, 12));
+        }
+        out
+    }
+
+    /// The bytes each step reads, in order (the committed `differential` seeds mean what they
+    /// meant when they were written): worked out by hand from the decoder's documentation.
+    #[test]
+    fn steps_read_their_bytes_in_order() {
+        assert_eq!(
+            steps(&[
+                0, 1, 5, 0, // add: op 0, the second set, tile 5
+                2, 3, 0, 1, // remove: op 2, slot 3, stale
+                2, 9, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, // remove: forged 1 (not a reference)
+                // area: slot 7, current; not forged (3 % 16), polygon 3; not raw (1 % 8), 70 % 64
+                4, 7, 0, 5, 3, 3, 0, 1, 70, 8, 1, // re-seat from a Referenced snapshot
+                9, 0, 44, 1, // failed restore of a Full snapshot cut at 300
+            ]),
+            vec![
+                Step::Both(Op::Add(17)),
+                Step::Both(Op::Remove(TileTarget::Stale(3))),
+                Step::Both(Op::Remove(TileTarget::Forged(1))),
+                Step::Both(Op::SetArea(
+                    PolyTarget::Wrapped(TileTarget::Current(7), 3),
+                    6
+                )),
+                Step::Reseat(SnapshotMode::Referenced),
+                Step::FailedRestore(SnapshotMode::Full, 300),
+            ]
+        );
+        // An excursion (17 % 10): Referenced, two operations (2 % 4) — a replacement (3) from the
+        // first set, tile 4; a switch (13 % 7) of slot 1, current (2), link 0, on — then a new
+        // mesh.
+        assert_eq!(
+            steps(&[17, 1, 2, 3, 0, 4, 0, 13, 1, 0, 2, 0, 1, 1]),
+            vec![Step::First(Op::Excursion {
+                mode: SnapshotMode::Referenced,
+                new_mesh: true,
+                ops: vec![Op::Replace(4), Op::Switch(TileTarget::Current(1), 0, true)],
+            })]
+        );
+    }
+}

@@ -22,10 +22,11 @@ pub(crate) struct Chunk {
 impl Chunk {
     /// The chunk of these slots (generation and tile of each), written from their tiles.
     pub(crate) fn of<'a>(
-        slots: impl ExactSizeIterator<Item = (Generation, Option<&'a NavTile>)>,
+        slots: impl ExactSizeIterator<Item = (Generation, Option<&'a NavTile>)> + Clone,
     ) -> Self {
         let mut starts = Vec::with_capacity(slots.len() + 1);
-        let mut w = Writer::default();
+        let len = slots.clone().map(|(_, t)| referenced_len(t)).sum();
+        let mut w = Writer::with_capacity(len);
         for (generation, tile) in slots {
             starts.push(w.len() as u32);
             write_referenced(&mut w, generation, tile);
