@@ -1,5 +1,5 @@
-//! Fuzz target `differential`: see `onav::fuzzing::fuzz_differential` for what it checks.
+//! Fuzz target `differential`: see `onav_testkit::fuzz_differential` for what it checks.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| onav::fuzzing::fuzz_differential(data));
+fuzz_target!(|data: &[u8]| onav_testkit::fuzz_differential(data));

@@ -1,5 +1,5 @@
-//! Fuzz target `restore_in_place`: see `onav::fuzzing::fuzz_restore_in_place` for what it checks.
+//! Fuzz target `restore_in_place`: see `onav_testkit::fuzz_restore_in_place` for what it checks.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| onav::fuzzing::fuzz_restore_in_place(data));
+fuzz_target!(|data: &[u8]| onav_testkit::fuzz_restore_in_place(data));

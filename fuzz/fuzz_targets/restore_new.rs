@@ -1,5 +1,5 @@
-//! Fuzz target `restore_new`: see `onav::fuzzing::fuzz_restore_new` for what it checks.
+//! Fuzz target `restore_new`: see `onav_testkit::fuzz_restore_new` for what it checks.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| onav::fuzzing::fuzz_restore_new(data));
+fuzz_target!(|data: &[u8]| onav_testkit::fuzz_restore_new(data));

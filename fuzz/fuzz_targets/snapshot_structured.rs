@@ -1,5 +1,5 @@
-//! Fuzz target `snapshot_structured`: see `onav::fuzzing::fuzz_snapshot_structured` for what it checks.
+//! Fuzz target `snapshot_structured`: see `onav_testkit::fuzz_snapshot_structured` for what it checks.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| onav::fuzzing::fuzz_snapshot_structured(data));
+fuzz_target!(|data: &[u8]| onav_testkit::fuzz_snapshot_structured(data));

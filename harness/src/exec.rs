@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use sha2::Digest;
 
 use onav::generator::WorldSpec;
-use onav::params::{Grid, MeshParams};
+use onav::params::{RawGrid, RawParams};
 use onav::{AgentSizes, NavTile, RawTile, TilePos};
 
 use crate::decode::decode;
@@ -211,7 +211,7 @@ pub fn first_difference(a: &[u8], b: &[u8]) -> String {
 
 /// The SHA-256 of bytes as 64 lowercase hex digits.
 pub fn sha256_hex(b: &[u8]) -> String {
-    onav::params::hex(&sha2::Sha256::digest(b))
+    onav::ids::hex(&sha2::Sha256::digest(b))
 }
 
 /// Builds a `WorldSpec` from a `world` step (unset fields from `like`, else the defaults).
@@ -640,8 +640,8 @@ impl Exec<'_> {
                             Some(d) => self.world(d)?.digest(),
                             None => w.digest(),
                         };
-                        MeshParams {
-                            grid: Grid {
+                        RawParams {
+                            grid: RawGrid {
                                 origin: n.origin.map_or(w.origin, |o| o.map(|x| x.0)),
                                 tile_size: n.tile_size.map_or(w.tile_size, |t| t.0),
                             },
@@ -654,8 +654,7 @@ impl Exec<'_> {
                     (None, None) => return harness("new_mesh without world or params"),
                 };
                 if let Some(last) = self.run.lowered.last_mut() {
-                    *last =
-                        json!({"new_mesh": {"name": n.name, "params": onav::params::hex(&bytes)}});
+                    *last = json!({"new_mesh": {"name": n.name, "params": onav::ids::hex(&bytes)}});
                 }
                 let o = self.traced(&Request::NewMesh {
                     params: b64(&bytes),
@@ -943,7 +942,7 @@ impl Exec<'_> {
                         return fail(format!("{key}: {path} is {}, expected {text}", f.value));
                     }
                     let range = f.offset as usize..(f.offset + f.size) as usize;
-                    at.push(json!({"field": path, "offset": f.offset, "hex": onav::params::hex(&out[range])}));
+                    at.push(json!({"field": path, "offset": f.offset, "hex": onav::ids::hex(&out[range])}));
                 }
                 if let Some(o) = lowered.as_object_mut() {
                     o.remove("fields");

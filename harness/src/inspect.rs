@@ -150,7 +150,7 @@ pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
             if head.is_empty() {
                 "(none)".to_owned()
             } else {
-                onav::params::hex(head)
+                onav::ids::hex(head)
             }
         );
         let _ = writeln!(out, "result: not a tile, mesh file or snapshot");

@@ -98,9 +98,9 @@ impl<B: Backend> Mutant<B> {
             .get(8..8 + onav::MeshParams::LEN)
             .and_then(|p| onav::MeshParams::read(&mut onav::bytes::Reader::new(p, 8)).ok());
         let params = match block {
-            Some(p) => p,
-            None => onav::MeshParams {
-                grid: onav::Grid {
+            Some(p) => p.raw(),
+            None => onav::RawParams {
+                grid: onav::RawGrid {
                     origin: [0.0; 3],
                     tile_size: 1.0,
                 },

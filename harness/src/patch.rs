@@ -78,7 +78,7 @@ impl LowEdit {
 }
 
 fn hex(b: &[u8]) -> String {
-    onav::params::hex(b)
+    onav::ids::hex(b)
 }
 
 fn find(bytes: &[u8], path: &str) -> Result<Field, String> {

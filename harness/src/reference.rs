@@ -71,7 +71,8 @@ pub fn link_json(l: &onav::Link) -> Value {
 pub fn query_rejected(e: &QueryError) -> Reply {
     let field = match e {
         QueryError::InvalidRef { .. } => "invalid_ref",
-        QueryError::InvalidInput { .. } => "invalid_input",
+        // QueryError is non_exhaustive: any other refusal is an input the query cannot use.
+        QueryError::InvalidInput { .. } | _ => "invalid_input",
     };
     Reply::Rejected {
         class: "query".into(),
@@ -151,7 +152,10 @@ impl Reference {
                 let raw = wire::reference("poly_ref", poly_ref)?;
                 let m = self.mesh(mesh)?;
                 if *area > 63 {
-                    return Err(wire::mesh_rejected(&onav::MeshError::AreaOutOfRange(*area)));
+                    return Err(wire::mesh_rejected(&onav::MeshError::AreaOutOfRange {
+                        area: *area,
+                        max: onav::limits::MAX_AREA,
+                    }));
                 }
                 let r = PolyRef::from_raw(raw).ok_or_else(|| wire::invalid_poly_ref(raw))?;
                 m.set_poly_area(r, *area)
@@ -192,7 +196,7 @@ impl Reference {
                 let raw = wire::reference("tile_ref", tile_ref)?;
                 let m = self.mesh(mesh)?;
                 let r = TileRef::from_raw(raw).ok_or_else(|| wire::invalid_tile_ref(raw))?;
-                m.set_off_mesh_link_enabled(r, *link, *enabled)
+                m.set_off_mesh_link_enabled(r, onav::LinkIndex(*link), *enabled)
                     .map_err(|e| wire::mesh_rejected(&e))?;
                 Reply::ok([])
             }
@@ -277,10 +281,11 @@ impl Reference {
             Ok(f)
         };
         let poly = |raw: u64| -> Result<PolyRef, Reply> {
-            PolyRef::from_raw(raw).ok_or_else(|| {
-                query_rejected(&QueryError::InvalidInput {
-                    what: "a reference with generation 0 is never valid",
-                })
+            PolyRef::from_raw(raw).ok_or_else(|| Reply::Rejected {
+                class: "query".into(),
+                field: "invalid_input".into(),
+                offset: None,
+                message: "invalid input: a reference with generation 0 is never valid".into(),
             })
         };
         let refs = |v: &[PolyRef]| -> Value {

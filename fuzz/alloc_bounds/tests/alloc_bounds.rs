@@ -1,7 +1,7 @@
 //! Peak allocation of restore on adversarial inputs (`spec/security.md`, "Allocation").
 //!
 //! A counting global allocator records the current and peak number of live heap bytes. For every
-//! input of [`onav::fuzzing::adversarial_snapshots`] (the largest slot count of free slots,
+//! input of [`onav_testkit::adversarial_snapshots`] (the largest slot count of free slots,
 //! maximum counts with too few bytes, errors after the largest allocations, many tiny tiles inline
 //! and referenced, a large tile, truncations) this test measures the peak of live bytes above the
 //! level before the call, for restore into a new mesh and for restore in place into a mesh with the
@@ -90,9 +90,9 @@ fn restore_peak_allocation_is_linear_in_input_plus_library() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    let cases = onav::fuzzing::adversarial_snapshots(scale);
+    let cases = onav_testkit::adversarial_snapshots(scale);
     // Warm up rayon's pool so its one-time allocations are not charged to the first case.
-    let fx = onav::fuzzing::fixture();
+    let fx = onav_testkit::fixture();
     NavMeshSnapshot::restore(&fx.busy_full, &fx.library).unwrap();
 
     let mut worst = 0.0f64;
@@ -139,7 +139,7 @@ fn restore_peak_allocation_is_linear_in_input_plus_library() {
 /// time (a side's portal edges must have disjoint interiors), so they never reach stitching.
 #[test]
 fn sliver_portals_are_rejected_before_stitching() {
-    let (_, tiles) = onav::fuzzing::sliver_pair(2000);
+    let (_, tiles) = onav_testkit::sliver_pair(2000);
     for t in &tiles {
         let e = t.build().expect_err("T20 rejects overlapping portal edges");
         assert_eq!(e.reason, onav::FormatReason::PortalOverlap);

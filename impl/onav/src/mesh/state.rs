@@ -1,0 +1,486 @@
+//! A mesh's state besides its parameters: the slots and what is derived from them (free slots,
+//! cells, links and landings, snapshot sizes, cached records and packed tile bytes).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::cells::Cells;
+use crate::error::MeshError;
+use crate::ids::{Generation, SlotIndex, TilePos};
+use crate::record::{self, Chunk, Pack, Sizes, CHUNK_SLOTS};
+use crate::stitch::{
+    first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellEntry,
+    Landing, Landings, SlotView, TileLinks,
+};
+use crate::tile::NavTile;
+
+/// One slot: its generation, and its tile with the tile's links when occupied, plus the length
+/// of its edits and switches in a snapshot (`spec/snapshot.md` §4.3), kept in the slot array so
+/// the Full writer follows no pointer for it. `extra` is derived and kept up to date by
+/// [`MeshState::refresh`].
+#[derive(Debug, Clone)]
+pub(crate) struct Slot {
+    pub generation: Generation,
+    /// Bytes the slot's edits and switches take in a snapshot, 7·E + 4·D (0 when free).
+    pub extra: u32,
+    pub occupied: Option<Box<Occupied>>,
+}
+
+impl Slot {
+    fn free(generation: Generation) -> Self {
+        Self {
+            generation,
+            extra: 0,
+            occupied: None,
+        }
+    }
+
+    /// The slot's tile, if occupied.
+    pub fn tile(&self) -> Option<&NavTile> {
+        self.occupied.as_ref().map(|o| &o.tile)
+    }
+}
+
+/// A tile in a slot and its derived links.
+#[derive(Debug, Clone)]
+pub(crate) struct Occupied {
+    pub tile: NavTile,
+    pub links: Arc<TileLinks>,
+    /// The landings of the tile's off-mesh links (derived, first stitching phase).
+    pub landings: Arc<Landings>,
+}
+
+impl Occupied {
+    /// A tile not stitched yet.
+    pub fn unstitched(tile: NavTile) -> Box<Self> {
+        Box::new(Self {
+            tile,
+            links: Arc::default(),
+            landings: Arc::default(),
+        })
+    }
+}
+
+/// The contents of a mesh's slots: for each slot its generation and its tile, if any. What a
+/// restore or a mesh file read builds a state from, once every rule holds.
+pub(crate) type SlotContents = Vec<(Generation, Option<NavTile>)>;
+
+/// Everything a mesh holds besides its parameters. Restore builds one on the side and swaps it in.
+#[derive(Debug, Clone)]
+pub(crate) struct MeshState {
+    pub slots: Vec<Slot>,
+    /// Free slot indices (derived: the slots with no tile).
+    pub free: BTreeSet<SlotIndex>,
+    /// Occupied cells (derived).
+    pub cells: Cells,
+    /// Sum of the as-built byte lengths of the tiles held (derived; sizes Full snapshots).
+    pub tile_bytes: usize,
+    /// Sum of the slots' `extra` (derived; sizes snapshots exactly).
+    pub extra_bytes: usize,
+    /// The Referenced snapshot's slot records (`spec/snapshot.md` §4.3) in slot order, cut into
+    /// chunks of [`CHUNK_SLOTS`] slots: chunk c holds the records of slots 32c .. 32c + 31 end to
+    /// end (derived). Both writers copy from them.
+    pub chunks: Vec<Chunk>,
+    /// The as-built bytes of the tiles of the same runs of slots, packed together for the Full
+    /// writer (derived, one [`Pack`] per chunk).
+    pub packs: Vec<Pack>,
+}
+
+impl SlotView for MeshState {
+    fn occupant(&self, slot: SlotIndex) -> Option<(Generation, &NavTile)> {
+        let s = self.slots.get(slot.0 as usize)?;
+        s.occupied.as_ref().map(|o| (s.generation, &o.tile))
+    }
+
+    fn landings(&self, slot: SlotIndex) -> Option<&[Option<(Landing, Landing)>]> {
+        let o = self.slots.get(slot.0 as usize)?.occupied.as_ref()?;
+        Some(&o.landings)
+    }
+
+    fn cell(&self, column: i32, row: i32) -> &[CellEntry] {
+        self.cells.get(column, row)
+    }
+}
+
+impl MeshState {
+    /// `count` free slots of generation 1.
+    pub fn empty(count: u32) -> Self {
+        let mut state = Self {
+            slots: vec![Slot::free(Generation::FIRST); count as usize],
+            free: (0..count).map(SlotIndex).collect(),
+            cells: Cells::default(),
+            tile_bytes: 0,
+            extra_bytes: 0,
+            chunks: Vec::new(),
+            packs: Vec::new(),
+        };
+        state.rebuild_chunks();
+        state
+    }
+
+    /// Number of occupied slots.
+    pub fn tile_count(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// What this state's snapshots' lengths depend on (O(1), from the derived counters).
+    pub fn sizes(&self) -> Sizes {
+        Sizes {
+            slots: self.slots.len() as u64,
+            occupied: self.tile_count() as u64,
+            tile_bytes: self.tile_bytes as u64,
+            state_bytes: self.extra_bytes as u64,
+        }
+    }
+
+    /// Fails unless the Full body (`spec/snapshot.md` S29) stays within a u32 after growing by
+    /// `more` bytes.
+    pub fn check_room(&self, more: u64) -> Result<(), MeshError> {
+        if self.sizes().full_body() + more > u64::from(u32::MAX) {
+            Err(MeshError::SnapshotTooLarge)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Brings slot `i`'s extra and cached record, and the totals, up to date after any change
+    /// to its generation, edits or switches. Every operation that changes one of these calls it
+    /// (or [`MeshState::refresh_tile`]). O(E + D) for the slot's E edits and D switches, plus
+    /// moving the rest of its chunk when its record's length changes.
+    pub fn refresh(&mut self, i: usize) {
+        self.refresh_slot(i);
+        let s = &self.slots[i];
+        self.chunks[i / CHUNK_SLOTS].update(i % CHUNK_SLOTS, s.generation, s.tile());
+    }
+
+    /// [`MeshState::refresh`] after a change of slot `i`'s tile (added, removed or replaced):
+    /// also puts the new tile's bytes in the slot's pack. Amortised O(tile bytes) more.
+    pub fn refresh_tile(&mut self, i: usize) {
+        let bytes = self.slots[i].tile().map(NavTile::as_built_bytes);
+        self.packs[i / CHUNK_SLOTS].set(i % CHUNK_SLOTS, bytes);
+        self.refresh(i);
+    }
+
+    /// [`MeshState::refresh`] without the record, for callers that refresh many slots and then
+    /// write the chunks once.
+    fn refresh_slot(&mut self, i: usize) {
+        let s = &mut self.slots[i];
+        let extra = s.tile().map_or(0, |t| record::state_len(t) as u32);
+        self.extra_bytes = self.extra_bytes - s.extra as usize + extra as usize;
+        s.extra = extra;
+    }
+
+    /// Writes every chunk and pack from the slots.
+    fn rebuild_chunks(&mut self) {
+        self.chunks = self.fresh_chunks();
+        self.packs = self.fresh_packs();
+    }
+
+    /// The chunks of the slots, written from scratch.
+    pub fn fresh_chunks(&self) -> Vec<Chunk> {
+        let run = |run: &[Slot]| Chunk::of(run.iter().map(|s| (s.generation, s.tile())));
+        self.slots.chunks(CHUNK_SLOTS).map(run).collect()
+    }
+
+    /// The packs of the slots, written from scratch.
+    fn fresh_packs(&self) -> Vec<Pack> {
+        let run =
+            |run: &[Slot]| Pack::of(run.iter().map(|s| s.tile().map(NavTile::as_built_bytes)));
+        self.slots.chunks(CHUNK_SLOTS).map(run).collect()
+    }
+
+    /// Checks every derived field against a recomputation (tests only).
+    #[cfg(any(test, feature = "testkit"))]
+    pub fn assert_derived(&self) {
+        let free: BTreeSet<SlotIndex> = (0..self.slots.len() as u32)
+            .map(SlotIndex)
+            .filter(|s| self.slots[s.0 as usize].occupied.is_none())
+            .collect();
+        assert_eq!(self.free, free);
+        let mut copy = self.clone();
+        for i in 0..copy.slots.len() {
+            copy.refresh_slot(i);
+        }
+        assert_eq!(self.sizes(), Sizes::of(self.slots.iter().map(Slot::tile)));
+        for (a, b) in self.slots.iter().zip(&copy.slots) {
+            assert_eq!(a.extra, b.extra);
+        }
+        assert_eq!(self.chunks, self.fresh_chunks());
+        assert_eq!(self.packs.len(), self.chunks.len());
+        for p in &self.packs {
+            p.assert_valid();
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            assert_eq!(
+                self.packs[i / CHUNK_SLOTS].get(i % CHUNK_SLOTS),
+                s.tile().map(NavTile::as_built_bytes)
+            );
+            if let Some(t) = s.tile() {
+                assert_eq!(self.cells.slot_at(t.pos()), Some(SlotIndex(i as u32)));
+            }
+        }
+        assert_eq!(self.cells.tile_count(), self.tile_count());
+    }
+
+    /// Builds the derived indices and stitches every occupied slot (in parallel, merged in slot
+    /// order). Slots whose tile in `reuse` is provably unchanged keep those links. The caller
+    /// has checked every rule the contents must meet (`spec/navmesh-format.md` §5.2 and K17):
+    /// matching parameters, unique positions, landing budgets.
+    pub fn from_slots(slots: SlotContents, reuse: Option<&MeshState>) -> Self {
+        let mut state = MeshState {
+            slots: Vec::with_capacity(slots.len()),
+            free: BTreeSet::new(),
+            cells: Cells::default(),
+            tile_bytes: 0,
+            extra_bytes: 0,
+            chunks: Vec::new(),
+            packs: Vec::new(),
+        };
+        let mut free = Vec::new();
+        for (i, (generation, tile)) in slots.into_iter().enumerate() {
+            let mut slot = Slot::free(generation);
+            let index = SlotIndex(i as u32);
+            if let Some(tile) = tile {
+                state.tile_bytes += tile.as_built_bytes().len();
+                state.cells.insert(tile.pos(), index);
+                slot.occupied = Some(Occupied::unstitched(tile));
+            } else {
+                free.push(index);
+            }
+            state.slots.push(slot);
+            state.refresh_slot(i);
+        }
+        state.rebuild_chunks();
+        // Built from an ascending sequence in one pass.
+        state.free = free.into_iter().collect();
+        let dirty = match reuse {
+            Some(old) => state.dirty_against(old),
+            None => state.occupied_slots(),
+        };
+        if let Some(old) = reuse {
+            for (i, s) in state.slots.iter_mut().enumerate() {
+                if let (Some(o), Some(prev)) = (
+                    s.occupied.as_mut(),
+                    old.slots.get(i).and_then(|p| p.occupied.as_ref()),
+                ) {
+                    o.links = Arc::clone(&prev.links);
+                    o.landings = Arc::clone(&prev.landings);
+                }
+            }
+        }
+        state.restitch(&dirty);
+        state
+    }
+
+    /// The occupied slots, ascending.
+    pub fn occupied_slots(&self) -> Vec<SlotIndex> {
+        (0..self.slots.len() as u32)
+            .map(SlotIndex)
+            .filter(|s| self.slots[s.0 as usize].occupied.is_some())
+            .collect()
+    }
+
+    /// The state holding `slots`, built from `old` (which it consumes): when no slot changed its
+    /// generation, occupancy or tile contents (the rollback case: only edits and switches
+    /// differ), `old` is kept whole — cells, links, landings and slot boxes — and only each
+    /// slot's tile (with its edits and switches) is swapped; otherwise [`MeshState::from_slots`]
+    /// with `old` to reuse from. Both give exactly the state `from_slots(slots, None)` gives.
+    pub fn rebuild(mut old: MeshState, slots: SlotContents) -> Self {
+        let unchanged = old.slots.len() == slots.len()
+            && old.slots.iter().zip(&slots).all(|(o, (g, t))| {
+                o.generation == *g
+                    && match (&o.occupied, t) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                        _ => false,
+                    }
+            });
+        if !unchanged {
+            return Self::from_slots(slots, Some(&old));
+        }
+        // With the generation and content id unchanged, a slot's packed bytes stay (the content
+        // id is the SHA-256 of those bytes), and one without edits or switches before and after
+        // keeps its record and extra too: most slots of a rollback. Only the others are
+        // refreshed.
+        let plain = |t: &NavTile| t.edited_polys().len() == 0 && t.disabled_links().len() == 0;
+        for (i, (_, tile)) in slots.into_iter().enumerate() {
+            let (Some(o), Some(t)) = (old.slots[i].occupied.as_mut(), tile) else {
+                // Free before and after, same generation: nothing derived changes.
+                continue;
+            };
+            let keep = plain(&o.tile) && plain(&t);
+            o.tile = t;
+            if !keep {
+                old.refresh(i);
+            }
+        }
+        old
+    }
+
+    /// True when `slots` has this state's slot count and every slot the same occupancy and tile
+    /// contents (content ids; generations may differ): the slots hold this state's own tiles at
+    /// their own positions.
+    pub fn same_tiles(&self, slots: &SlotContents) -> bool {
+        self.slots.len() == slots.len()
+            && self
+                .slots
+                .iter()
+                .zip(slots)
+                .all(|(o, (_, t))| match (&o.occupied, t) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                    _ => false,
+                })
+    }
+
+    /// Slots whose links may differ from `old`'s: every occupied slot in the 3 × 3 around a slot
+    /// whose generation or tile contents changed. Tile contents are compared by identity of the
+    /// shared immutable data, or by content id and position.
+    fn dirty_against(&self, old: &MeshState) -> Vec<SlotIndex> {
+        let mut changed_cells = BTreeSet::new();
+        for (i, s) in self.slots.iter().enumerate() {
+            let o = old.slots.get(i);
+            let same = o.is_some_and(|o| {
+                o.generation == s.generation
+                    && match (&o.occupied, &s.occupied) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => {
+                            a.tile.shares_contents(&b.tile)
+                                || a.tile.content_id() == b.tile.content_id()
+                        }
+                        _ => false,
+                    }
+            });
+            if !same {
+                for t in [o.and_then(|o| o.occupied.as_ref()), s.occupied.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    let p = t.tile.pos();
+                    changed_cells.insert((p.column, p.row));
+                }
+            }
+        }
+        let mut dirty = BTreeSet::new();
+        for (c, r) in changed_cells {
+            for (nc, nr) in neighbourhood(c, r) {
+                dirty.extend(self.cell(nc, nr).iter().map(|e| e.slot));
+            }
+        }
+        dirty.into_iter().collect()
+    }
+
+    /// Stitches the given occupied slots again, in two phases (ordered parallel maps; both are
+    /// pure): the landings of their off-mesh links, then their links, which read the landings of
+    /// the tiles around. `slots` must hold every occupied slot in the 3 × 3 around each change, so
+    /// the landings of any slot left out are still valid.
+    pub fn restitch(&mut self, slots: &[SlotIndex]) {
+        let landings: Vec<Landings> = slots.par_iter().map(|&s| tile_landings(self, s)).collect();
+        for (&s, l) in slots.iter().zip(landings) {
+            if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
+                o.landings = Arc::new(l);
+            }
+        }
+        let links: Vec<TileLinks> = slots.par_iter().map(|&s| stitch_tile(self, s)).collect();
+        for (&s, l) in slots.iter().zip(links) {
+            if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
+                o.links = Arc::new(l);
+            }
+        }
+    }
+
+    /// Landing budgets (`spec/navmesh-format.md` K17) of the state that puts `tile` at its
+    /// position, in a free slot or in place of the tile in slot `replacing`: the new tile is
+    /// checked first, then the tiles around it by ascending slot (only their landing work can
+    /// change). The tiles whose links can end in a cell of the 3 × 3 lie in the 5 × 5 around it.
+    pub fn check_landings(
+        &self,
+        tile: &NavTile,
+        replacing: Option<SlotIndex>,
+    ) -> Result<(), MeshError> {
+        let pos = tile.pos();
+        let kept = |e: &&CellEntry| Some(e.slot) != replacing;
+        let mut near: Vec<&NavTile> = vec![tile];
+        for dc in -2..=2 {
+            for dr in -2..=2 {
+                let (Some(c), Some(r)) = (pos.column.checked_add(dc), pos.row.checked_add(dr))
+                else {
+                    continue;
+                };
+                near.extend(
+                    self.cell(c, r)
+                        .iter()
+                        .filter(kept)
+                        .filter_map(|e| self.occupant(e.slot).map(|(_, t)| t)),
+                );
+            }
+        }
+        let cells = weight_per_cell(near);
+        let mut around: Vec<SlotIndex> = neighbourhood(pos.column, pos.row)
+            .flat_map(|(c, r)| self.cell(c, r).iter().filter(kept).map(|e| e.slot))
+            .collect();
+        around.sort_unstable();
+        let candidates = std::iter::once(tile).chain(
+            around
+                .iter()
+                .filter_map(|&s| self.occupant(s).map(|(_, t)| t)),
+        );
+        match first_over_budget(candidates.map(|t| (t.pos(), t)), &cells) {
+            Some((pos, work, budget)) => Err(MeshError::LandingBudget { pos, work, budget }),
+            None => Ok(()),
+        }
+    }
+
+    /// Stitches again every occupied slot in the 3 × 3 around `pos`.
+    pub fn restitch_around(&mut self, pos: TilePos) {
+        let mut v: Vec<SlotIndex> = neighbourhood(pos.column, pos.row)
+            .flat_map(|(c, r)| self.cell(c, r).iter().map(|e| e.slot))
+            .collect();
+        v.sort_unstable();
+        self.restitch(&v);
+    }
+
+    /// Puts `tile` in the free slot `slot` and stitches around it; the caller has checked every
+    /// rule (position free, room, landing budgets).
+    pub fn occupy(&mut self, slot: SlotIndex, tile: NavTile) {
+        let pos = tile.pos();
+        self.free.remove(&slot);
+        self.cells.insert(pos, slot);
+        self.tile_bytes += tile.as_built_bytes().len();
+        self.slots[slot.0 as usize].occupied = Some(Occupied::unstitched(tile));
+        self.refresh_tile(slot.0 as usize);
+        self.restitch_around(pos);
+    }
+
+    /// Empties the occupied slot `slot`, advancing its generation, and stitches around it.
+    /// Returns its tile.
+    pub fn vacate(&mut self, slot: SlotIndex) -> Option<NavTile> {
+        let s = &mut self.slots[slot.0 as usize];
+        let occ = s.occupied.take()?;
+        s.generation = s.generation.next();
+        self.free.insert(slot);
+        self.tile_bytes -= occ.tile.as_built_bytes().len();
+        self.refresh_tile(slot.0 as usize);
+        let pos = occ.tile.pos();
+        self.cells.remove(pos, slot);
+        self.restitch_around(pos);
+        Some(occ.tile)
+    }
+
+    /// Puts `tile` in the occupied slot `slot` in place of the tile at the same position,
+    /// advancing its generation, and stitches around it; the caller has checked every rule.
+    pub fn swap(&mut self, slot: SlotIndex, tile: NavTile) {
+        let pos = tile.pos();
+        let added = tile.as_built_bytes().len();
+        let s = &mut self.slots[slot.0 as usize];
+        s.generation = s.generation.next();
+        if let Some(prev) = s.occupied.replace(Occupied::unstitched(tile)) {
+            self.tile_bytes -= prev.tile.as_built_bytes().len();
+        }
+        self.tile_bytes += added;
+        self.refresh_tile(slot.0 as usize);
+        self.restitch_around(pos);
+    }
+}

@@ -1,0 +1,154 @@
+//! `find_nearest_poly` (`spec/queries.md` §3).
+
+use super::geom::dist2_3;
+use super::{finite, Ground, InvalidInput, NavMeshQuery, QueryError, QueryFilter};
+use crate::geom::{closest_point_on_poly_xz, Vec3};
+use crate::ids::{PolyIndex, PolyRef, TileRef};
+use crate::tile::NavTile;
+
+/// The answer of [`NavMeshQuery::find_nearest_poly`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NearestPoly {
+    /// The nearest polygon.
+    pub poly: PolyRef,
+    /// The nearest point on it: x–z from the polygon's closest point, y from its detail mesh.
+    pub point: Vec3,
+    /// True when the centre lies over the polygon on x–z (the point is straight below or above).
+    pub over_poly: bool,
+}
+
+impl NavMeshQuery<'_> {
+    /// The ground polygon passing `filter` nearest to `center` among those whose bounds overlap
+    /// the box `center ± half_extents` (`spec/queries.md` §3). `Ok(None)` when no polygon does.
+    ///
+    /// Distance: the squared 3D distance from `center` to the polygon's closest x–z point lifted
+    /// to the detail height; ties go to the lowest `PolyRef`.
+    pub fn find_nearest_poly(
+        &self,
+        center: Vec3,
+        half_extents: Vec3,
+        filter: &QueryFilter,
+    ) -> Result<Option<NearestPoly>, QueryError> {
+        self.nearest(center, half_extents, filter, false)
+    }
+
+    /// `find_nearest_poly`, searching every tile when `all_tiles` (tests compare both ways).
+    pub(crate) fn nearest(
+        &self,
+        center: Vec3,
+        half_extents: Vec3,
+        filter: &QueryFilter,
+        all_tiles: bool,
+    ) -> Result<Option<NearestPoly>, QueryError> {
+        finite(&center, "center")?;
+        finite(&half_extents, "half_extents")?;
+        if half_extents.iter().any(|&h| h < 0.0) {
+            return Err(InvalidInput::NegativeExtent.into());
+        }
+        let bmin = [
+            center[0] - half_extents[0],
+            center[1] - half_extents[1],
+            center[2] - half_extents[2],
+        ];
+        let bmax = [
+            center[0] + half_extents[0],
+            center[1] + half_extents[1],
+            center[2] + half_extents[2],
+        ];
+        let mut best: Option<(f64, NearestPoly)> = None;
+        let mut visit = |r: TileRef, tile: &NavTile| {
+            for i in 0..tile.ground_poly_count() {
+                let index = PolyIndex(i);
+                let poly = &tile.ground_polys()[i as usize];
+                if !overlaps(tile, index, &bmin, &bmax) {
+                    continue;
+                }
+                let pr = r.poly(index);
+                if !filter.passes(self.mesh, pr) {
+                    continue;
+                }
+                let g = Ground { tile, poly };
+                let (corners, n) = g.corners();
+                let (q, edge) = closest_point_on_poly_xz(&center, &corners[..n]);
+                let Some(h) = tile.poly_height(index, &q) else {
+                    continue;
+                };
+                let point = [q[0], h, q[2]];
+                let d = dist2_3(&center, &point);
+                let better = match &best {
+                    None => true,
+                    Some((bd, b)) => d < *bd || (d == *bd && pr < b.poly),
+                };
+                if better {
+                    best = Some((
+                        d,
+                        NearestPoly {
+                            poly: pr,
+                            point,
+                            over_poly: edge.is_none(),
+                        },
+                    ));
+                }
+            }
+        };
+        // Candidate cells: those overlapping the box widened by one cell each way; when they
+        // outnumber the tiles, every tile instead. Either way the polygon bounds decide, so the
+        // result does not depend on the enumeration.
+        let grid = self.mesh.params().grid();
+        let cell = |v: f64, o: f64| -> i64 {
+            let c = ((v - o) / grid.tile_size()).floor();
+            c.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i64
+        };
+        let (c0, c1) = (
+            cell(bmin[0], grid.origin()[0]) - 1,
+            cell(bmax[0], grid.origin()[0]) + 1,
+        );
+        let (r0, r1) = (
+            cell(bmin[2], grid.origin()[2]) - 1,
+            cell(bmax[2], grid.origin()[2]) + 1,
+        );
+        let cells = (c1 - c0 + 1) as u128 * (r1 - r0 + 1) as u128;
+        if all_tiles || cells > self.mesh.tile_count() as u128 {
+            for (r, t) in self.mesh.tiles() {
+                visit(r, t);
+            }
+        } else {
+            for row in r0..=r1 {
+                for column in c0..=c1 {
+                    let (Ok(c), Ok(rw)) = (i32::try_from(column), i32::try_from(row)) else {
+                        continue;
+                    };
+                    // A polygon lies in its cell (rules T8, T17): skip cells off the box.
+                    let cb = grid.cell_bounds(c, rw);
+                    if cb[0] > bmax[0] || cb[2] < bmin[0] || cb[1] > bmax[2] || cb[3] < bmin[2] {
+                        continue;
+                    }
+                    for (r, t) in self.mesh.tiles_in_cell(c, rw) {
+                        visit(r, t);
+                    }
+                }
+            }
+        }
+        Ok(best.map(|(_, b)| b))
+    }
+}
+
+/// True when the polygon's bounds (its vertices and its extra detail vertices) overlap the box,
+/// inclusively on every axis.
+fn overlaps(tile: &NavTile, index: PolyIndex, bmin: &Vec3, bmax: &Vec3) -> bool {
+    let poly = &tile.ground_polys()[index.0 as usize];
+    let d = tile.detail_meshes()[index.0 as usize];
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    let verts = poly.verts().iter().map(|&v| &tile.vertices()[v as usize]);
+    let extra = tile.detail_vertices()
+        [d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize]
+        .iter();
+    for v in verts.chain(extra) {
+        for k in 0..3 {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    (0..3).all(|k| lo[k] <= bmax[k] && hi[k] >= bmin[k])
+}

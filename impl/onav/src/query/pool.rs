@@ -1,0 +1,210 @@
+//! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order,
+//! a hash map used only to find a node by key (never iterated), and a binary heap ordered by
+//! (f, PolyRef, state) with stale entries skipped.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::geom::Vec3;
+use crate::ids::PolyRef;
+
+/// A search node's identity: the polygon and the state (0 for a ground polygon; 1 + the boarding
+/// end for an off-mesh link polygon, so a bidirectional link is two nodes).
+pub(crate) type NodeKey = (PolyRef, u8);
+
+/// No parent.
+pub(crate) const NO_PARENT: u32 = u32::MAX;
+
+/// One search node.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub key: NodeKey,
+    /// Fixed when the node is created (`spec/queries.md` §4.2).
+    pub pos: Vec3,
+    pub g: f64,
+    pub f: f64,
+    pub parent: u32,
+    pub closed: bool,
+}
+
+/// A multiplicative hasher for node keys: lookups only, so its quality affects speed, never
+/// results.
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// The node index: lookup only, never iterated, so its order reaches no result.
+#[allow(clippy::disallowed_types)]
+type NodeIndex = std::collections::HashMap<NodeKey, u32, BuildHasherDefault<KeyHasher>>;
+
+/// The pool: at most `max` nodes.
+pub(crate) struct NodePool {
+    nodes: Vec<Node>,
+    index: NodeIndex,
+    max: usize,
+}
+
+impl NodePool {
+    pub fn new(max: u32) -> Self {
+        let guess = (max as usize).min(1024);
+        Self {
+            nodes: Vec::with_capacity(guess),
+            index: NodeIndex::with_capacity_and_hasher(guess, BuildHasherDefault::default()),
+            max: max as usize,
+        }
+    }
+
+    /// The node with this key, if it exists.
+    pub fn find(&self, key: &NodeKey) -> Option<u32> {
+        self.index.get(key).copied()
+    }
+
+    /// Adds a node; `None` when the pool is full.
+    pub fn add(&mut self, node: Node) -> Option<u32> {
+        if self.nodes.len() >= self.max {
+            return None;
+        }
+        let i = self.nodes.len() as u32;
+        self.index.insert(node.key, i);
+        self.nodes.push(node);
+        Some(i)
+    }
+
+    pub fn get(&self, i: u32) -> &Node {
+        &self.nodes[i as usize]
+    }
+
+    pub fn get_mut(&mut self, i: u32) -> &mut Node {
+        &mut self.nodes[i as usize]
+    }
+
+    /// Every node, in creation order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+}
+
+/// An open-list entry; ordered by (f, PolyRef, state).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    f: f64,
+    key: NodeKey,
+    node: u32,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.f
+            .total_cmp(&other.f)
+            .then(self.key.cmp(&other.key))
+            .then(self.node.cmp(&other.node))
+    }
+}
+
+/// The open list: a min-heap of entries. A node whose f decreased has a newer entry; the older
+/// ones are skipped when popped, so each pop yields the open node with the least
+/// (f, PolyRef, state).
+#[derive(Default)]
+pub(crate) struct OpenList(BinaryHeap<Reverse<Entry>>);
+
+impl OpenList {
+    pub fn push(&mut self, pool: &NodePool, node: u32) {
+        let n = pool.get(node);
+        self.0.push(Reverse(Entry {
+            f: n.f,
+            key: n.key,
+            node,
+        }));
+    }
+
+    /// The open node with the least (f, PolyRef, state), marked closed.
+    pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
+        while let Some(Reverse(e)) = self.0.pop() {
+            let n = pool.get_mut(e.node);
+            if n.closed || n.f.to_bits() != e.f.to_bits() {
+                continue;
+            }
+            n.closed = true;
+            return Some(e.node);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{Generation, PolyIndex, SlotIndex};
+
+    fn r(p: u32) -> PolyRef {
+        PolyRef::new(Generation::FIRST, SlotIndex(0), PolyIndex(p))
+    }
+
+    fn node(p: u32, f: f64) -> Node {
+        Node {
+            key: (r(p), 0),
+            pos: [0.0; 3],
+            g: 0.0,
+            f,
+            parent: NO_PARENT,
+            closed: false,
+        }
+    }
+
+    #[test]
+    fn pops_least_f_then_ref_and_skips_stale_entries() {
+        let mut pool = NodePool::new(8);
+        let mut open = OpenList::default();
+        for (p, f) in [(3, 2.0), (1, 2.0), (2, 5.0), (0, 3.0)] {
+            let i = pool.add(node(p, f)).unwrap();
+            open.push(&pool, i);
+        }
+        // Node 2's f drops below the others: its old entry becomes stale.
+        let i2 = pool.find(&(r(2), 0)).unwrap();
+        pool.get_mut(i2).f = 1.0;
+        open.push(&pool, i2);
+        let mut order = Vec::new();
+        while let Some(i) = open.pop(&mut pool) {
+            order.push(pool.get(i).key.0.poly().0);
+        }
+        assert_eq!(order, vec![2, 1, 3, 0]);
+    }
+
+    #[test]
+    fn pool_is_bounded() {
+        let mut pool = NodePool::new(2);
+        assert!(pool.add(node(0, 0.0)).is_some());
+        assert!(pool.add(node(1, 0.0)).is_some());
+        assert!(pool.add(node(2, 0.0)).is_none());
+        assert_eq!(pool.find(&(r(2), 0)), None);
+        assert_eq!(pool.nodes().len(), 2);
+    }
+}

@@ -1,0 +1,77 @@
+//! The Referenced records of a run of slots, as the mesh caches them.
+
+use super::{referenced_len, write_referenced, REFERENCED_STATE_AT};
+use crate::bytes::Writer;
+use crate::ids::Generation;
+use crate::tile::NavTile;
+
+/// The Referenced snapshot records (`spec/snapshot.md` §4.3) of up to
+/// [`CHUNK_SLOTS`](super::CHUNK_SLOTS) consecutive slots, end to end, as the mesh caches them
+/// (derived): the Referenced writer copies whole chunks, the Full writer takes each slot's edits
+/// and switches from here, and a change to one slot rewrites only its record (moving the rest of
+/// the chunk when the length changes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    /// The records, in slot order.
+    bytes: Vec<u8>,
+    /// Where each slot's record starts in `bytes`, and then the end: one more than the slots.
+    /// (A record is at most 45 + 11 · 1 048 575 bytes (T6), so 32 of them fit a u32.)
+    starts: Vec<u32>,
+}
+
+impl Chunk {
+    /// The chunk of these slots (generation and tile of each), written from their tiles.
+    pub(crate) fn of<'a>(
+        slots: impl ExactSizeIterator<Item = (Generation, Option<&'a NavTile>)> + Clone,
+    ) -> Self {
+        let mut starts = Vec::with_capacity(slots.len() + 1);
+        let len = slots.clone().map(|(_, t)| referenced_len(t)).sum();
+        let mut w = Writer::with_capacity(len);
+        for (generation, tile) in slots {
+            starts.push(w.len() as u32);
+            write_referenced(&mut w, generation, tile);
+        }
+        starts.push(w.len() as u32);
+        Self {
+            bytes: w.into_inner(),
+            starts,
+        }
+    }
+
+    /// Rewrites the record of the chunk's slot `k`, which now has `generation` and `tile`.
+    pub(crate) fn update(&mut self, k: usize, generation: Generation, tile: Option<&NavTile>) {
+        let mut w = Writer::with_capacity(referenced_len(tile));
+        write_referenced(&mut w, generation, tile);
+        let record = w.into_inner();
+        let (a, b) = (self.starts[k] as usize, self.starts[k + 1] as usize);
+        let n = record.len();
+        if n != b - a {
+            // Move the records after it (a splice, without its per-byte refill).
+            let end = self.bytes.len();
+            if n > b - a {
+                self.bytes.resize(end + n - (b - a), 0);
+            }
+            self.bytes.copy_within(b..end, a + n);
+            self.bytes.truncate(end + n - (b - a));
+            for s in &mut self.starts[k + 1..] {
+                *s = (*s as usize + n - (b - a)) as u32;
+            }
+        }
+        self.bytes[a..a + n].copy_from_slice(&record);
+    }
+
+    /// The records, end to end.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The edits and switches of the chunk's occupied slot `k`, as they follow its content id:
+    /// the same bytes in a Full record (S11–S16). With them, when the chunk holds that many, the
+    /// `N` bytes from their start, for a fixed-size copy.
+    pub(crate) fn state<const N: usize>(&self, k: usize) -> (&[u8], Option<&[u8; N]>) {
+        let at = self.starts[k] as usize + REFERENCED_STATE_AT;
+        let end = self.starts[k + 1] as usize;
+        let run = self.bytes.get(at..at + N).and_then(|r| r.try_into().ok());
+        (&self.bytes[at..end], run)
+    }
+}

@@ -1,0 +1,46 @@
+//! Read-only hooks for tests that need what the public API does not show: a mesh's links
+//! against a from-scratch stitch (`spec/navmesh-format.md` §6.6), and its derived state against a
+//! recomputation. Compiled only in this crate's own tests and with the `testkit` feature (for
+//! `onav-testkit`); nothing here can change a mesh, so no state that breaks a rule can be made
+//! with it.
+
+use std::sync::Arc;
+
+use crate::mesh::TiledNavMesh;
+use crate::stitch::TileLinks;
+
+/// The current links of every slot, in slot order (`None` for a free slot).
+pub fn all_links(mesh: &TiledNavMesh) -> Vec<Option<TileLinks>> {
+    mesh.state
+        .slots
+        .iter()
+        .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
+        .collect()
+}
+
+/// The links of every slot stitched from scratch, for comparing against the incremental ones
+/// ([`all_links`]): they must be equal whatever the mesh's history (§6.6).
+pub fn stitch_from_scratch(mesh: &TiledNavMesh) -> Vec<Option<TileLinks>> {
+    let mut fresh = mesh.state.clone();
+    for s in fresh.slots.iter_mut().filter_map(|s| s.occupied.as_mut()) {
+        s.links = Arc::default();
+        s.landings = Arc::default();
+    }
+    let all = fresh.occupied_slots();
+    fresh.restitch(&all);
+    fresh
+        .slots
+        .iter()
+        .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
+        .collect()
+}
+
+/// Checks every derived field of the mesh's state (free slots, cells, snapshot sizes, cached
+/// records, packed tile bytes) against a recomputation.
+///
+/// # Panics
+///
+/// When one differs.
+pub fn assert_derived(mesh: &TiledNavMesh) {
+    mesh.state.assert_derived();
+}
