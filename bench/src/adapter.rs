@@ -55,8 +55,8 @@ pub fn encode(t: &PlainTile, params: &MeshParams) -> Vec<u8> {
         polys.push(q);
     }
     onav::RawTile {
-        grid: params.grid,
-        digest: params.digest,
+        grid: params.grid().raw(),
+        digest: params.digest(),
         pos: TilePos {
             column: t.column,
             row: t.row,
@@ -183,7 +183,7 @@ impl Mesh {
 
     /// True when the incremental links equal a stitch from scratch.
     pub fn links_match_scratch(&self) -> bool {
-        self.0.all_links() == self.0.stitch_from_scratch()
+        onav::testing::all_links(&self.0) == onav::testing::stitch_from_scratch(&self.0)
     }
 
     /// A snapshot, Full or Referenced.
@@ -434,9 +434,11 @@ impl World {
                 .mesh
                 .set_poly_area(r.poly(PolyIndex(0)), ((i as u32 + k) % 60) as u8 + 1);
             if self.mesh.tile(*r).is_some_and(|t| t.link_count() > 0) {
-                let _ = self
-                    .mesh
-                    .set_off_mesh_link_enabled(*r, 0, (i as u32 + k) % 2 == 0);
+                let _ = self.mesh.set_off_mesh_link_enabled(
+                    *r,
+                    onav::LinkIndex(0),
+                    (i as u32 + k) % 2 == 0,
+                );
             }
         }
     }
