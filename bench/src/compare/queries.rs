@@ -206,7 +206,10 @@ pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
                     a.same_poly += 1;
                 }
                 let dp = Case::point64(&d.1);
-                let dd = (0..3).map(|k| (dp[k] - o.1[k]).powi(2)).sum::<f64>().sqrt();
+                let dd = (0..3)
+                    .map(|k| (dp[k] - o.1[k]) * (dp[k] - o.1[k]))
+                    .sum::<f64>()
+                    .sqrt();
                 if dd <= 1e-3 {
                     a.same_point += 1;
                 }
