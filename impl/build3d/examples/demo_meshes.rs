@@ -1,0 +1,97 @@
+//! Builds the three demo meshes of `shared/data/meshes/` at the demo settings of
+//! `detour-figures.md` and at cheap settings (no detail sampling), checks that every tile is
+//! accepted, that the tiles of each mesh go into one `TiledNavMesh`, and prints per mesh: tiles
+//! (and layers), polygons, walkable area and the median build time on 1 and 2 threads.
+//!
+//! `cargo run --release -p onav-build3d --example demo_meshes [MESH_DIR] [RUNS]`
+
+use std::time::Instant;
+
+use onav::TiledNavMesh;
+use onav_build3d::{build, Geometry, Settings, SettingsSpec};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args
+        .next()
+        .unwrap_or_else(|| "/work/shared/data/meshes".to_owned());
+    let runs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let demo = SettingsSpec::default();
+    let cheap = SettingsSpec {
+        detail_sample_dist: 0.0,
+        ..SettingsSpec::default()
+    };
+    println!("| mesh | settings | tiles (cells, upper layers) | polygons | area wu² | detail verts | detail tris | 1 thread ms | 2 threads ms | ratio |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for name in ["dungeon", "nav_test", "undulating"] {
+        let path = format!("{dir}/{name}.obj");
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
+            }
+        };
+        let geometry = match Geometry::from_obj(&bytes) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(1);
+            }
+        };
+        for (label, spec) in [("demo", &demo), ("cheap", &cheap)] {
+            let settings = Settings::new(spec.clone()).expect("valid settings");
+            let mut times = [Vec::new(), Vec::new()];
+            let mut first = None;
+            for _ in 0..runs {
+                for (k, threads) in [1usize, 2].into_iter().enumerate() {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("pool");
+                    let t0 = Instant::now();
+                    let built = pool.install(|| build(&geometry, &settings));
+                    times[k].push(t0.elapsed().as_secs_f64() * 1e3);
+                    let built = match built {
+                        Ok(b) => b,
+                        Err(e) => {
+                            eprintln!("{name} {label}: {e}");
+                            std::process::exit(1);
+                        }
+                    };
+                    let ids: Vec<_> = built.tiles.iter().map(|t| t.content_id()).collect();
+                    match &first {
+                        None => first = Some((ids, built)),
+                        Some((f, _)) => assert_eq!(f, &ids, "{name} {label}: bytes differ"),
+                    }
+                }
+            }
+            let (_, built) = first.expect("at least one run");
+            let mut mesh = TiledNavMesh::new(built.params);
+            for t in &built.tiles {
+                if let Err(e) = mesh.add_tile(t.clone()) {
+                    eprintln!("{name} {label}: add_tile: {e}");
+                    std::process::exit(1);
+                }
+            }
+            let s = built.stats;
+            let (t1, t2) = (median(times[0].clone()), median(times[1].clone()));
+            println!(
+                "| {name} | {label} | {} ({}, {}) | {} | {:.1} | {} | {} | {t1:.1} | {t2:.1} | {:.2} |",
+                s.tiles,
+                s.cells,
+                s.upper_layers,
+                s.polygons,
+                s.walkable_area,
+                s.detail_vertices,
+                s.detail_triangles,
+                t1 / t2
+            );
+        }
+    }
+}

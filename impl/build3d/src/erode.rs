@@ -1,0 +1,76 @@
+//! Erosion by the agent radius (`spec/build3d.md` §9): a chamfer distance (2 per straight step,
+//! 3 per diagonal step, in half-cells) from the edge of the walkable area, and every span closer
+//! than `2 · walkable_radius` becomes unwalkable.
+//!
+//! A span is at distance 0 when it is unwalkable or when fewer than four of its links lead to
+//! walkable spans. Two passes follow, in this order: rows ascending, columns ascending, spans
+//! bottom-up, relaxing from the −x neighbour (+2), its −z neighbour (+3), the −z neighbour (+2)
+//! and its +x neighbour (+3); then rows descending, columns descending, spans bottom-up, from
+//! the +x neighbour (+2), its +z neighbour (+3), the +z neighbour (+2) and its −x neighbour (+3).
+//! Distances saturate at 65 535.
+
+use crate::compact::Compact;
+
+/// Direction codes: 0 +x, 1 +z, 2 −x, 3 −z.
+const PX: usize = 0;
+const PZ: usize = 1;
+const NX: usize = 2;
+const NZ: usize = 3;
+
+/// Erodes the walkable area of `c` by `radius` cells (§9); radius 0 leaves it unchanged.
+pub(crate) fn erode(c: &mut Compact, radius: u32) {
+    if radius == 0 {
+        return;
+    }
+    let n = c.span_count();
+    let mut dist = vec![u16::MAX; n];
+    for (i, d) in dist.iter_mut().enumerate() {
+        if c.area[i] == 0 {
+            *d = 0;
+            continue;
+        }
+        let walkable_links = (0..4)
+            .filter(|&k| c.neighbour(i, k).is_some_and(|j| c.area[j] != 0))
+            .count();
+        if walkable_links != 4 {
+            *d = 0;
+        }
+    }
+    let relax = |dist: &mut [u16], i: usize, j: usize, w: u16| {
+        let nd = dist[j].saturating_add(w);
+        if nd < dist[i] {
+            dist[i] = nd;
+        }
+    };
+    let size = c.win.size;
+    for col in 0..size * size {
+        for i in c.column(col) {
+            for (straight, diag) in [(NX, NZ), (NZ, PX)] {
+                if let Some(a) = c.neighbour(i, straight) {
+                    relax(&mut dist, i, a, 2);
+                    if let Some(b) = c.neighbour(a, diag) {
+                        relax(&mut dist, i, b, 3);
+                    }
+                }
+            }
+        }
+    }
+    for col in (0..size * size).rev() {
+        for i in c.column(col) {
+            for (straight, diag) in [(PX, PZ), (PZ, NX)] {
+                if let Some(a) = c.neighbour(i, straight) {
+                    relax(&mut dist, i, a, 2);
+                    if let Some(b) = c.neighbour(a, diag) {
+                        relax(&mut dist, i, b, 3);
+                    }
+                }
+            }
+        }
+    }
+    let threshold = (2 * radius).min(u32::from(u16::MAX)) as u16;
+    for (i, &d) in dist.iter().enumerate() {
+        if d < threshold {
+            c.area[i] = 0;
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Heightfield filters (`spec/build3d.md` §6), in this order, on spans in cells:
+//!
+//! 1. **Low hanging obstacles.** Bottom-up in each column, a non-walkable span directly above a
+//!    span that was walkable *before this filter* takes that span's (possibly just set) area when
+//!    its top is at most `walkable_climb` above the lower span's top.
+//! 2. **Ledges.** A walkable span becomes unwalkable when a neighbour column (4 directions)
+//!    offers a floor more than `walkable_climb` below it with `walkable_height` of clearance (a
+//!    column outside the window, or the space under a neighbour's lowest span, counts as such a
+//!    drop), or when the floors it can step to (within climb) span more than `walkable_climb`.
+//!    Only heights are read, never areas of other spans, so the result is order-free.
+//! 3. **Low height.** A span with less than `walkable_height` cells of free space above it
+//!    becomes unwalkable.
+
+use crate::rasterize::Heightfield;
+
+/// Larger than any height: the ceiling of the topmost span of a column.
+pub(crate) const OPEN: i64 = 1 << 40;
+
+/// Direction offsets (dx, dz) for directions 0 +x, 1 +z, 2 −x, 3 −z (onav's side codes).
+pub(crate) const DIRS: [(i64, i64); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+
+/// Runs the three filters of §6 in order.
+pub(crate) fn filter(hf: &mut Heightfield, walkable_height: u32, walkable_climb: u32) {
+    let (h, c) = (i64::from(walkable_height), i64::from(walkable_climb));
+    low_hanging(hf, c);
+    ledges(hf, h, c);
+    low_height(hf, h);
+}
+
+fn low_hanging(hf: &mut Heightfield, climb: i64) {
+    for col in 0..hf.start.len() - 1 {
+        let mut prev_walkable = false;
+        let mut prev_area = 0u8;
+        let mut prev_top = 0i64;
+        for i in hf.column(col) {
+            let s = &mut hf.spans[i];
+            let walkable = s.area != 0;
+            if !walkable && prev_walkable && i64::from(s.smax) - prev_top <= climb {
+                s.area = prev_area;
+            }
+            prev_walkable = walkable;
+            prev_area = s.area;
+            prev_top = i64::from(s.smax);
+        }
+    }
+}
+
+fn ledges(hf: &mut Heightfield, height: i64, climb: i64) {
+    let size = hf.win.size as i64;
+    let mut unwalkable = Vec::new();
+    for z in 0..size {
+        for x in 0..size {
+            let col = (z * size + x) as usize;
+            let range = hf.column(col);
+            for i in range.clone() {
+                let s = hf.spans[i];
+                if s.area == 0 {
+                    continue;
+                }
+                let floor = i64::from(s.smax);
+                let ceil = if i + 1 < range.end {
+                    i64::from(hf.spans[i + 1].smin)
+                } else {
+                    OPEN
+                };
+                let mut lowest = OPEN;
+                let mut acc_lo = floor;
+                let mut acc_hi = floor;
+                for (dx, dz) in DIRS {
+                    let (nx, nz) = (x + dx, z + dz);
+                    if nx < 0 || nz < 0 || nx >= size || nz >= size {
+                        lowest = -climb - 1;
+                        break;
+                    }
+                    let nrange = hf.column((nz * size + nx) as usize);
+                    // The space below the neighbour's lowest span: a drop to "minus infinity".
+                    let first_ceil = if nrange.is_empty() {
+                        OPEN
+                    } else {
+                        i64::from(hf.spans[nrange.start].smin)
+                    };
+                    if ceil.min(first_ceil) - floor >= height {
+                        lowest = -climb - 1;
+                        break;
+                    }
+                    for j in nrange.clone() {
+                        let nfloor = i64::from(hf.spans[j].smax);
+                        let nceil = if j + 1 < nrange.end {
+                            i64::from(hf.spans[j + 1].smin)
+                        } else {
+                            OPEN
+                        };
+                        if ceil.min(nceil) - floor.max(nfloor) < height {
+                            continue;
+                        }
+                        let diff = nfloor - floor;
+                        lowest = lowest.min(diff);
+                        if diff.abs() <= climb {
+                            acc_lo = acc_lo.min(nfloor);
+                            acc_hi = acc_hi.max(nfloor);
+                        }
+                    }
+                }
+                if lowest < -climb || acc_hi - acc_lo > climb {
+                    unwalkable.push(i);
+                }
+            }
+        }
+    }
+    for i in unwalkable {
+        hf.spans[i].area = 0;
+    }
+}
+
+fn low_height(hf: &mut Heightfield, height: i64) {
+    for col in 0..hf.start.len() - 1 {
+        let range = hf.column(col);
+        for i in range.clone() {
+            let ceil = if i + 1 < range.end {
+                i64::from(hf.spans[i + 1].smin)
+            } else {
+                OPEN
+            };
+            if ceil - i64::from(hf.spans[i].smax) < height {
+                hf.spans[i].area = 0;
+            }
+        }
+    }
+}

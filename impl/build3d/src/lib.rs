@@ -1,0 +1,36 @@
+//! onav-build3d: a deterministic voxel builder from triangle meshes to layered onav tiles.
+//!
+//! The normative description is `spec/build3d.md`; every stage below has one module, whose docs
+//! give its units and limits. Data flows one way:
+//!
+//! geometry ([`obj`] or arrays) → [`settings`] → [`plan`] (grid, tiles, triangle bins) →
+//! per tile: [`rasterize`] → [`filter`] → [`compact`] → *(tile-cache seam: [`Intermediate`])* →
+//! [`marks`] → [`erode`] → [`regions`] → [`layers`] → [`contours`] → [`polymesh`] → [`detail`] →
+//! [`output`] (the only module that talks to `onav`).
+#![forbid(unsafe_code)]
+
+mod build;
+mod compact;
+mod contours;
+mod detail;
+mod erode;
+mod error;
+mod filter;
+mod geometry;
+mod layers;
+pub mod limits;
+mod marks;
+mod obj;
+mod output;
+mod plan;
+mod polymesh;
+mod rasterize;
+mod regions;
+mod settings;
+
+pub use build::{build, build_obj, BuildObjError, BuildStats, BuiltMesh, Intermediate};
+pub use error::{BuildError, GeometryError, LimitKind, ObjError, ObjReason, TileCell};
+pub use geometry::Geometry;
+pub use marks::AreaMark;
+pub use plan::Plan;
+pub use settings::{Settings, SettingsSpec, VolumeSpec, PIPELINE_VERSION};

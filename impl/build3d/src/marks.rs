@@ -1,0 +1,97 @@
+//! Area marks (`spec/build3d.md` §8): convex volumes that set the area of the open spans they
+//! cover, before erosion (so an unwalkable mark keeps agents their radius away, as if baked).
+//!
+//! **Footprint rule** (shared with the tile cache's obstacles): global cell (i, j) is covered when
+//! its centre `(ox + (i + 0.5)·cell_size, oz + (j + 0.5)·cell_size)` lies inside the mark's
+//! counter-clockwise polygon with its edges included: `orient(p_k, p_k+1, centre) ≥ 0` for every
+//! edge k (`spec/navmesh-format.md` G1, G5). A span of a covered column is marked when its floor
+//! height `oy + y·cell_height` lies in `[min_y, max_y]` (both ends included). Marks apply in
+//! order; a later mark wins; area 0 makes a span unwalkable, and a later mark can make it
+//! walkable again.
+
+use crate::compact::Compact;
+use crate::output::{point_in_convex_xz, Vec3};
+use crate::settings::VolumeSpec;
+
+/// A validated area mark: a convex prism with an area id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AreaMark {
+    area: u8,
+    min_y: f64,
+    max_y: f64,
+    /// Counter-clockwise corners as (x, 0, z).
+    corners: Vec<Vec3>,
+    /// x–z bounding box: min x, min z, max x, max z.
+    bounds: [f64; 4],
+}
+
+impl AreaMark {
+    /// A mark from a validated settings volume (its polygon counter-clockwise).
+    pub(crate) fn from_volume(v: &VolumeSpec) -> Self {
+        let corners: Vec<Vec3> = v.polygon.iter().map(|p| [p[0], 0.0, p[1]]).collect();
+        let mut bounds = [corners[0][0], corners[0][2], corners[0][0], corners[0][2]];
+        for c in &corners {
+            bounds[0] = bounds[0].min(c[0]);
+            bounds[1] = bounds[1].min(c[2]);
+            bounds[2] = bounds[2].max(c[0]);
+            bounds[3] = bounds[3].max(c[2]);
+        }
+        Self {
+            area: v.area,
+            min_y: v.min_y,
+            max_y: v.max_y,
+            corners,
+            bounds,
+        }
+    }
+
+    /// A mark with area `area` (0 ..= 63) over the strictly convex polygon `polygon` (x, z,
+    /// either winding) between floor heights `min_y` and `max_y` [wu]; validated by the rules of
+    /// a settings volume (`spec/build3d.md` §3.2).
+    pub fn new(
+        area: u8,
+        min_y: f64,
+        max_y: f64,
+        polygon: Vec<[f64; 2]>,
+    ) -> Result<Self, crate::output::FormatError> {
+        let spec = crate::settings::SettingsSpec {
+            volumes: vec![VolumeSpec {
+                area,
+                min_y,
+                max_y,
+                polygon,
+            }],
+            ..Default::default()
+        };
+        let s = crate::settings::Settings::new(spec)?;
+        Ok(Self::from_volume(&s.spec().volumes[0]))
+    }
+}
+
+/// Applies the marks in order to the spans of `c` (§8).
+pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f64, ch: f64) {
+    let size = c.win.size as i64;
+    for m in marks {
+        // A superset of the columns whose centre can be inside; the exact test decides.
+        let lo_i = (((m.bounds[0] - origin[0]) / cs).floor() as i64 - 1).max(c.win.x0);
+        let hi_i = (((m.bounds[2] - origin[0]) / cs).floor() as i64 + 1).min(c.win.x0 + size - 1);
+        let lo_j = (((m.bounds[1] - origin[2]) / cs).floor() as i64 - 1).max(c.win.z0);
+        let hi_j = (((m.bounds[3] - origin[2]) / cs).floor() as i64 + 1).min(c.win.z0 + size - 1);
+        for j in lo_j..=hi_j {
+            let cz = origin[2] + (j as f64 + 0.5) * cs;
+            for i in lo_i..=hi_i {
+                let cx = origin[0] + (i as f64 + 0.5) * cs;
+                if !point_in_convex_xz(&[cx, 0.0, cz], &m.corners) {
+                    continue;
+                }
+                let col = ((j - c.win.z0) * size + (i - c.win.x0)) as usize;
+                for s in c.column(col) {
+                    let fy = origin[1] + f64::from(c.y[s]) * ch;
+                    if m.min_y <= fy && fy <= m.max_y {
+                        c.area[s] = m.area;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Integration tests of onav-build3d, one binary (house style).
