@@ -164,11 +164,13 @@ impl Plan {
             ]
         };
         let mut out = Vec::new();
-        for layer in 0..nlayers {
+        for group in 0..nlayers {
+            // Layers without polygons are skipped; the others are numbered 0, 1, … in order.
+            let layer = out.len() as u32;
             let members: Vec<_> = conts
                 .iter()
                 .enumerate()
-                .filter(|(ri, _)| layer_of[*ri] == layer)
+                .filter(|(ri, _)| layer_of[*ri] == group)
                 .flat_map(|(_, v)| v.iter())
                 .collect();
             let pm = polymesh(

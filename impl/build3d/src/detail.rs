@@ -132,17 +132,22 @@ impl Surface<'_> {
         }
         let mut dirty: Vec<usize> = Vec::new();
         loop {
-            // Refresh the cached triangle of candidates whose triangle changed.
+            // Keep each candidate's location the first triangle in list order that holds it:
+            // only triangles changed by the last insertion can change that.
+            dirty.sort_unstable();
+            dirty.dedup();
             for (slot, &ci) in remaining.iter().enumerate() {
-                let stale = match live[slot] {
-                    Some((t, _)) => dirty.contains(&t),
-                    None => !dirty.is_empty(),
-                };
-                if stale {
-                    live[slot] = m
-                        .locate(&cands[ci], Some(&dirty))
-                        .or_else(|| m.locate(&cands[ci], None));
+                if dirty.is_empty() {
+                    break;
                 }
+                live[slot] = match live[slot] {
+                    Some((t, h)) if dirty.binary_search(&t).is_err() => {
+                        let before: Vec<usize> =
+                            dirty.iter().copied().take_while(|&d| d < t).collect();
+                        m.locate(&cands[ci], Some(&before)).or(Some((t, h)))
+                    }
+                    _ => m.locate(&cands[ci], None),
+                };
             }
             dirty.clear();
             let mut best: Option<(f64, usize)> = None;

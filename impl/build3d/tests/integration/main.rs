@@ -1,1 +1,6 @@
-//! Integration tests of onav-build3d, one binary (house style).
+//! Integration tests of onav-build3d, one binary (house style). Module names are the ones
+//! `spec/build3d.md` cites in its `Tests:` lines.
+
+mod demo;
+mod determinism;
+mod kit;
