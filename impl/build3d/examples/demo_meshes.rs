@@ -19,6 +19,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args
         .next()
+        .filter(|d| !d.is_empty())
         .unwrap_or_else(|| format!("{}/tests/data", env!("CARGO_MANIFEST_DIR")));
     let runs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(7);
     let demo = SettingsSpec::default();

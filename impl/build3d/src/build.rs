@@ -11,7 +11,6 @@ use crate::contours::contours;
 use crate::error::{check, BuildError, LimitKind, ObjError, TileCell};
 use crate::geometry::Geometry;
 use crate::layers::layers;
-use crate::limits::{MAX_TILES, MAX_TILE_DETAIL_TRIANGLES, MAX_TILE_DETAIL_VERTICES};
 use crate::marks::{apply, AreaMark};
 use crate::output::{
     cell_bounds, poly_area2_xz, write_tile, FormatError, LayerMesh, MeshParams, NavTile, PolyOut,
@@ -84,9 +83,23 @@ impl Plan {
         };
         let s = self.settings.spec();
         let win = Window::new(*cell, s.tile_size, self.d.border);
-        let mut hf = rasterize(&self.tris, list, win, self.d.walkable_climb, *cell)?;
+        let caps = &self.caps;
+        let mut hf = rasterize(
+            &self.tris,
+            list,
+            win,
+            self.d.walkable_climb,
+            *cell,
+            caps.spans_per_tile,
+        )?;
         filter::filter(&mut hf, self.d.walkable_height, self.d.walkable_climb);
-        let chf = compact(&hf, self.d.walkable_height, self.d.walkable_climb, *cell)?;
+        let chf = compact(
+            &hf,
+            self.d.walkable_height,
+            self.d.walkable_climb,
+            *cell,
+            caps.spans_per_column,
+        )?;
         Ok((chf.span_count() > 0).then_some(Intermediate { cell: *cell, chf }))
     }
 
@@ -117,11 +130,18 @@ impl Plan {
         apply(&mut c, &self.volumes, self.origin, cs, ch);
         apply(&mut c, marks, self.origin, cs, ch);
         erode::erode(&mut c, self.d.walkable_radius);
-        let regs = regions(&c, s.region_min_area, s.region_merge_area, cell)?;
+        let caps = &self.caps;
+        let regs = regions(
+            &c,
+            s.region_min_area,
+            s.region_merge_area,
+            cell,
+            caps.regions,
+        )?;
         if regs.count == 0 {
             return Ok(Vec::new());
         }
-        let (layer_of, nlayers) = layers(&c, &regs, s.tile_size, cell)?;
+        let (layer_of, nlayers) = layers(&c, &regs, s.tile_size, cell, caps.layers)?;
         let conts = contours(&c, &regs, s.max_edge_error, self.d.max_edge_len, cell)?;
         let mut area_of = vec![0u8; regs.count as usize + 1];
         for (i, &r) in regs.reg.iter().enumerate() {
@@ -139,6 +159,7 @@ impl Plan {
             ch,
             sample_dist: s.detail_sample_dist,
             max_error: s.detail_sample_max_error,
+            max_extra: caps.detail_per_polygon as usize,
         };
         let world = |p: [i32; 3]| -> Vec3 {
             let conv = |k: i32, g0: i64, o: f64, min: f64, max: f64| {
@@ -181,6 +202,7 @@ impl Plan {
                 hi,
                 cell,
                 layer,
+                caps,
             )?;
             if pm.polys.is_empty() {
                 continue;
@@ -197,8 +219,8 @@ impl Plan {
                         cell,
                         Some(layer),
                         LimitKind::DetailVerticesPerPolygon,
-                        crate::limits::MAX_DETAIL_VERTICES_PER_POLYGON + 1,
-                        crate::limits::MAX_DETAIL_VERTICES_PER_POLYGON,
+                        caps.detail_per_polygon + 1,
+                        caps.detail_per_polygon,
                     )
                 })?;
                 mesh.detail_meshes.push([
@@ -214,14 +236,14 @@ impl Plan {
                     Some(layer),
                     LimitKind::DetailVertices,
                     mesh.detail_vertices.len() as u64,
-                    MAX_TILE_DETAIL_VERTICES,
+                    caps.tile_detail_vertices,
                 )?;
                 check(
                     Some(cell),
                     Some(layer),
                     LimitKind::DetailTriangles,
                     mesh.detail_tris.len() as u64,
-                    MAX_TILE_DETAIL_TRIANGLES,
+                    caps.tile_detail_triangles,
                 )?;
                 let mut po = PolyOut {
                     count: p.verts.len() as u8,
@@ -251,7 +273,11 @@ impl Plan {
 /// parallel on the current rayon pool; the result is the same for any number of threads. When
 /// several tiles fail, the error of the first in tile order is returned.
 pub fn build(geometry: &Geometry, settings: &Settings) -> Result<BuiltMesh, BuildError> {
-    let plan = Plan::new(geometry, settings)?;
+    build_plan(&Plan::new(geometry, settings)?)
+}
+
+/// Builds every tile cell of a plan (the body of [`build`]).
+pub(crate) fn build_plan(plan: &Plan) -> Result<BuiltMesh, BuildError> {
     let results: Vec<Result<Vec<(NavTile, LayerMesh)>, BuildError>> = (0..plan.bins.len())
         .into_par_iter()
         .map(|i| match plan.prepare(i)? {
@@ -282,7 +308,13 @@ pub fn build(geometry: &Geometry, settings: &Settings) -> Result<BuiltMesh, Buil
             tiles.push(t);
         }
     }
-    check(None, None, LimitKind::Tiles, tiles.len() as u64, MAX_TILES)?;
+    check(
+        None,
+        None,
+        LimitKind::Tiles,
+        tiles.len() as u64,
+        plan.caps.tiles,
+    )?;
     let params = plan.mesh_params(tiles.len().max(1) as u32)?;
     Ok(BuiltMesh {
         params,

@@ -11,7 +11,6 @@
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::filter::DIRS;
-use crate::limits::MAX_SPANS_PER_COLUMN;
 use crate::rasterize::{Heightfield, Window};
 
 /// No link in that direction.
@@ -78,6 +77,7 @@ pub(crate) fn compact(
     walkable_height: u32,
     walkable_climb: u32,
     cell: TileCell,
+    max_per_column: u64,
 ) -> Result<Compact, BuildError> {
     let ncols = hf.start.len() - 1;
     let mut start = Vec::with_capacity(ncols + 1);
@@ -106,7 +106,7 @@ pub(crate) fn compact(
             None,
             LimitKind::SpansPerColumn,
             n,
-            u64::from(MAX_SPANS_PER_COLUMN),
+            max_per_column,
         )?;
     }
     start.push(y.len() as u32);
@@ -141,4 +141,30 @@ pub(crate) fn compact(
     }
     c.link = link;
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    //! `spec/build3d.md` B23, B24.
+    use super::*;
+    use crate::test_kit::{heightfield, CELL};
+
+    #[test]
+    fn links_take_the_lowest_reachable_span() {
+        // Column 0: floor 4. Column 1: floors 5 and 20 (both reachable by headroom), 4 climb 1.
+        let hf = heightfield(2, 0, &[(0, 0, 0, 4, 1), (1, 0, 0, 5, 1), (1, 0, 16, 20, 1)]);
+        let c = compact(&hf, 3, 1, CELL, u64::MAX).unwrap();
+        assert_eq!(c.top[1], 16);
+        assert_eq!(c.neighbour(0, 0), Some(1));
+        assert_eq!(c.neighbour(1, 2), Some(0));
+        assert_eq!(c.neighbour(2, 2), None, "too high to climb");
+        // Not enough headroom between floor 5 and the span above at 7.
+        let hf = heightfield(2, 0, &[(0, 0, 0, 4, 1), (1, 0, 0, 5, 1), (1, 0, 7, 9, 1)]);
+        let c = compact(&hf, 3, 1, CELL, u64::MAX).unwrap();
+        assert_eq!(c.neighbour(0, 0), None);
+        // Unwalkable spans are left out.
+        let hf = heightfield(1, 0, &[(0, 0, 0, 4, 0), (0, 0, 10, 12, 2)]);
+        let c = compact(&hf, 3, 1, CELL, u64::MAX).unwrap();
+        assert_eq!((c.y.clone(), c.area.clone()), (vec![12], vec![2]));
+    }
 }

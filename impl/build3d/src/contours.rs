@@ -502,3 +502,7 @@ fn merge_holes(loops: Vec<Vec<Pt>>) -> Option<Vec<Vec<Pt>>> {
 fn edges(l: &[Pt]) -> impl Iterator<Item = (Pt, Pt)> + '_ {
     (0..l.len()).map(move |i| (l[i], l[(i + 1) % l.len()]))
 }
+
+#[cfg(test)]
+#[path = "contours_tests.rs"]
+mod tests;

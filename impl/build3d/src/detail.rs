@@ -12,13 +12,13 @@
 //! in the first of the 8 neighbouring cells, straight ones first, that has one). Starting from
 //! the fan, the candidate with the largest height error over the current mesh (ties: lowest
 //! candidate) is inserted while that error exceeds the maximum: it splits the triangle that
-//! holds it strictly (a candidate on an edge is dropped), and Lawson flips restore the
+//! holds it, or the two triangles of the edge it lies on, and Lawson flips restore the
 //! Delaunay property where a flip keeps both triangles strictly counter-clockwise.
 //!
 //! Limits: L15 (extra vertices per polygon).
 
 use crate::compact::Compact;
-use crate::limits::{DETAIL_FLIPS_PER_TRIANGLE, MAX_DETAIL_VERTICES_PER_POLYGON};
+use crate::limits::DETAIL_FLIPS_PER_TRIANGLE;
 use crate::output::{
     closest_t_on_segment_xz, dist2_xz, lerp, orient, point_in_convex_xz, poly_area2_xz, Vec3,
     DETAIL_AREA_TOLERANCE,
@@ -33,6 +33,8 @@ pub(crate) struct Surface<'a> {
     pub ch: f64,
     pub sample_dist: f64,
     pub max_error: f64,
+    /// Most extra vertices of one polygon (L15).
+    pub max_extra: usize,
 }
 
 /// The detail mesh of one polygon: extra vertices and triangles (indices < n are corners).
@@ -42,7 +44,7 @@ pub(crate) struct Detail {
     pub tris: Vec<[u8; 3]>,
 }
 
-/// More than [`MAX_DETAIL_VERTICES_PER_POLYGON`] extra vertices would be needed.
+/// More than `max_extra` extra vertices would be needed (L15).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TooManyVertices;
 
@@ -162,7 +164,7 @@ impl Surface<'_> {
             if e.partial_cmp(&self.max_error) != Some(std::cmp::Ordering::Greater) {
                 break;
             }
-            if m.pts.len() - n == MAX_DETAIL_VERTICES_PER_POLYGON as usize {
+            if m.pts.len() - n == self.max_extra {
                 return Err(TooManyVertices);
             }
             let p = cands[remaining[slot]];
@@ -277,21 +279,54 @@ impl Mesh {
         })
     }
 
-    /// Inserts p (§14): split, then flips. Changed triangles are added to `dirty`.
+    /// Inserts p (§14): split (inside a triangle, or on an edge between two), then flips.
+    /// Changed triangles are added to `dirty`.
     fn insert(&mut self, p: Vec3, dirty: &mut Vec<usize>) {
-        let holder = (0..self.tris.len()).find(|&ti| {
+        let Some((ti, o)) = (0..self.tris.len()).find_map(|ti| {
             let [a, b, c] = self.tris[ti].map(|k| *self.p(k));
-            orient(&a, &b, &p) > 0.0 && orient(&b, &c, &p) > 0.0 && orient(&c, &a, &p) > 0.0
-        });
-        let Some(ti) = holder else { return };
+            let o = [orient(&a, &b, &p), orient(&b, &c, &p), orient(&c, &a, &p)];
+            o.iter().all(|&x| x >= 0.0).then_some((ti, o))
+        }) else {
+            return;
+        };
         let k = self.pts.len() as u8;
-        self.pts.push(p);
-        let [a, b, c] = self.tris[ti];
-        self.tris[ti] = [a, b, k];
-        self.tris.push([b, c, k]);
-        self.tris.push([c, a, k]);
-        dirty.extend([ti, self.tris.len() - 2, self.tris.len() - 1]);
-        let mut stack = vec![(a, b), (b, c), (c, a)];
+        let t = self.tris[ti];
+        let mut stack = Vec::with_capacity(4);
+        match o.iter().filter(|&&x| x == 0.0).count() {
+            0 => {
+                let [a, b, c] = t;
+                self.pts.push(p);
+                self.tris[ti] = [a, b, k];
+                self.tris.push([b, c, k]);
+                self.tris.push([c, a, k]);
+                dirty.extend([ti, self.tris.len() - 2, self.tris.len() - 1]);
+                stack.extend([(a, b), (b, c), (c, a)]);
+            }
+            1 => {
+                // p on edge e (from corner e to corner e + 1) of t, shared with the triangle across.
+                let e = o.iter().position(|&x| x == 0.0).unwrap_or(0);
+                let (u, v, w) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);
+                let Some((tj, q)) = self.find_edge(v, u) else {
+                    return;
+                };
+                let (pu, pv, pw, pq) = (*self.p(u), *self.p(v), *self.p(w), *self.p(q));
+                let ok = orient(&pu, &p, &pw) > 0.0
+                    && orient(&p, &pv, &pw) > 0.0
+                    && orient(&pv, &p, &pq) > 0.0
+                    && orient(&p, &pu, &pq) > 0.0;
+                if !ok {
+                    return;
+                }
+                self.pts.push(p);
+                self.tris[ti] = [u, k, w];
+                self.tris.push([k, v, w]);
+                self.tris[tj] = [v, k, q];
+                self.tris.push([k, u, q]);
+                dirty.extend([ti, tj, self.tris.len() - 2, self.tris.len() - 1]);
+                stack.extend([(w, u), (v, w), (q, v), (u, q)]);
+            }
+            _ => return,
+        }
         let mut budget = DETAIL_FLIPS_PER_TRIANGLE * self.tris.len();
         while let Some((u, v)) = stack.pop() {
             if budget == 0 {
@@ -320,3 +355,7 @@ impl Mesh {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "detail_tests.rs"]
+mod tests;

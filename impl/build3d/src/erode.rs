@@ -74,3 +74,38 @@ pub(crate) fn erode(c: &mut Compact, radius: u32) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! `spec/build3d.md` B27.
+    use super::*;
+    use crate::test_kit::compact_of;
+
+    fn walkable(c: &Compact) -> usize {
+        c.area.iter().filter(|&&a| a != 0).count()
+    }
+
+    #[test]
+    fn radius_strips_rings() {
+        let field = |_: usize, _: usize| vec![(5, 1)];
+        let mut c = compact_of(10, 0, field);
+        erode(&mut c, 0);
+        assert_eq!(walkable(&c), 100);
+        erode(&mut c, 1);
+        assert_eq!(walkable(&c), 64);
+        let mut c = compact_of(10, 0, field);
+        erode(&mut c, 2);
+        assert_eq!(walkable(&c), 36);
+        // A missing column inside: its four neighbours lose a link and go; its diagonal
+        // neighbours are 2 away and stay.
+        let mut c = compact_of(10, 0, |x, z| {
+            if x == 5 && z == 5 {
+                vec![]
+            } else {
+                vec![(5, 1)]
+            }
+        });
+        erode(&mut c, 1);
+        assert_eq!(walkable(&c), 100 - 1 - 36 - 4);
+    }
+}

@@ -127,3 +127,64 @@ fn low_height(hf: &mut Heightfield, height: i64) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! `spec/build3d.md` B20–B22.
+    use super::*;
+    use crate::test_kit::heightfield;
+
+    fn areas(hf: &Heightfield) -> Vec<u8> {
+        hf.spans.iter().map(|s| s.area).collect()
+    }
+
+    #[test]
+    fn low_hanging_obstacles_take_the_area_below_once() {
+        // Walkable top at 5, unwalkable tops at 6 and 7 (climb 1): only the first is lifted,
+        // because the second's lower neighbour was not walkable before the filter.
+        let mut hf = heightfield(1, 0, &[(0, 0, 0, 5, 9), (0, 0, 5, 6, 0), (0, 0, 6, 7, 0)]);
+        low_hanging(&mut hf, 1);
+        assert_eq!(areas(&hf), vec![9, 9, 0]);
+        // A top 3 above: lifted with climb 3, not with climb 2.
+        let mut hf = heightfield(1, 0, &[(0, 0, 0, 5, 9), (0, 0, 6, 8, 0)]);
+        low_hanging(&mut hf, 3);
+        assert_eq!(areas(&hf), vec![9, 9]);
+        let mut hf = heightfield(1, 0, &[(0, 0, 0, 5, 9), (0, 0, 6, 8, 0)]);
+        low_hanging(&mut hf, 2);
+        assert_eq!(areas(&hf), vec![9, 0]);
+    }
+
+    #[test]
+    fn ledge_rules() {
+        // A 3×3 floor at height 4 with the middle cell as the one tested; the window edge is
+        // a drop, so only the middle survives.
+        let floor: Vec<_> = (0..9).map(|c| (c % 3, c / 3, 0, 4, 1)).collect();
+        let mut hf = heightfield(3, 0, &floor);
+        ledges(&mut hf, 2, 1);
+        assert_eq!(areas(&hf), vec![0, 0, 0, 0, 1, 0, 0, 0, 0]);
+        // A neighbour 2 lower with climb 1 is a ledge; with climb 2 it is a step.
+        let mut cells = floor.clone();
+        cells[5] = (2, 1, 0, 2, 1);
+        let mut hf = heightfield(3, 0, &cells);
+        ledges(&mut hf, 2, 1);
+        assert_eq!(hf.spans[4].area, 0);
+        let mut hf = heightfield(3, 0, &cells);
+        ledges(&mut hf, 2, 2);
+        assert_eq!(hf.spans[4].area, 1);
+        // Neighbours within climb but spread by more than climb: steep.
+        cells[3] = (0, 1, 0, 6, 1);
+        let mut hf = heightfield(3, 0, &cells);
+        ledges(&mut hf, 2, 2);
+        assert_eq!(hf.spans[4].area, 0);
+    }
+
+    #[test]
+    fn low_height() {
+        let mut hf = heightfield(1, 0, &[(0, 0, 0, 4, 1), (0, 0, 7, 8, 1)]);
+        super::low_height(&mut hf, 3);
+        assert_eq!(areas(&hf), vec![1, 1]);
+        let mut hf = heightfield(1, 0, &[(0, 0, 0, 4, 1), (0, 0, 6, 8, 1)]);
+        super::low_height(&mut hf, 3);
+        assert_eq!(areas(&hf), vec![0, 1]);
+    }
+}

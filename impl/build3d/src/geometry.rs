@@ -84,6 +84,15 @@ impl Geometry {
         indices: &[u32],
         areas: &[u8],
     ) -> Result<Self, GeometryError> {
+        Self::from_arrays_capped(vertices, indices, areas, MAX_TRIANGLES)
+    }
+
+    pub(crate) fn from_arrays_capped(
+        vertices: &[f64],
+        indices: &[u32],
+        areas: &[u8],
+        max_triangles: u64,
+    ) -> Result<Self, GeometryError> {
         if vertices.len() % 3 != 0 {
             return Err(GeometryError::VertexArrayLength {
                 len: vertices.len() as u64,
@@ -101,10 +110,10 @@ impl Geometry {
                 triangles: ntri,
             });
         }
-        if ntri > MAX_TRIANGLES {
+        if ntri > max_triangles {
             return Err(GeometryError::TooManyTriangles {
                 count: ntri,
-                max: MAX_TRIANGLES,
+                max: max_triangles,
             });
         }
         if let Some(i) = vertices.iter().position(|c| !c.is_finite()) {

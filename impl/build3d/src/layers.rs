@@ -19,7 +19,6 @@ use std::collections::{BTreeSet, VecDeque};
 
 use crate::compact::Compact;
 use crate::error::{check, BuildError, LimitKind, TileCell};
-use crate::limits::MAX_LAYERS;
 use crate::regions::{Regions, BORDER};
 
 /// Portal-cell bit sets of the four sides.
@@ -44,6 +43,7 @@ pub(crate) fn layers(
     regs: &Regions,
     tile_size: u32,
     cell: TileCell,
+    max_layers: u64,
 ) -> Result<(Vec<u32>, u32), BuildError> {
     let n = regs.count as usize;
     let words = (tile_size as usize).div_ceil(64);
@@ -118,8 +118,41 @@ pub(crate) fn layers(
         None,
         LimitKind::Layers,
         layer_cells.len() as u64,
-        MAX_LAYERS,
+        max_layers,
     )?;
     let layer_of = group.iter().map(|&g| layer_of_group[g]).collect();
     Ok((layer_of, layer_cells.len() as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    //! `spec/build3d.md` B33–B35.
+    use super::*;
+    use crate::regions::regions;
+    use crate::test_kit::{compact_of, CELL};
+
+    #[test]
+    fn stacked_floors_on_the_sides_take_two_layers() {
+        let c = compact_of(10, 2, |_, _| vec![(4, 1), (20, 1)]);
+        let r = regions(&c, 0, 1000, CELL, u64::MAX).unwrap();
+        let (of, n) = layers(&c, &r, 6, CELL, u64::MAX).unwrap();
+        assert_eq!((of, n), (vec![0, 1], 2));
+    }
+
+    #[test]
+    fn an_upper_floor_off_the_sides_shares_the_layer() {
+        let c = compact_of(10, 2, |x, z| {
+            let inner = (4..6).contains(&x) && (4..6).contains(&z);
+            if inner {
+                vec![(4, 1), (20, 1)]
+            } else {
+                vec![(4, 1)]
+            }
+        });
+        let r = regions(&c, 0, 0, CELL, u64::MAX).unwrap();
+        let (of, n) = layers(&c, &r, 6, CELL, u64::MAX).unwrap();
+        assert_eq!(n, 1);
+        assert!(of.iter().all(|&l| l == 0));
+        assert!(layers(&c, &r, 6, CELL, 0).is_err());
+    }
 }

@@ -19,6 +19,8 @@ mod filter;
 mod geometry;
 mod layers;
 pub mod limits;
+#[cfg(test)]
+mod limits_tests;
 mod marks;
 mod obj;
 mod output;
@@ -27,6 +29,8 @@ mod polymesh;
 mod rasterize;
 mod regions;
 mod settings;
+#[cfg(test)]
+mod test_kit;
 
 pub use build::{build, build_obj, BuildObjError, BuildStats, BuiltMesh, Intermediate};
 pub use error::{BuildError, GeometryError, LimitKind, ObjError, ObjReason, TileCell};

@@ -51,3 +51,37 @@ pub const MAX_VOLUME_VERTICES: u32 = 256;
 /// Most edge flips after one detail vertex is inserted, per triangle of the detail mesh (§14):
 /// not a truncation of output, a fixed bound of the Delaunay repair that keeps it terminating.
 pub const DETAIL_FLIPS_PER_TRIANGLE: usize = 4;
+
+/// The caps a build checks while it runs: the constants above. The crate's own tests lower
+/// them to reach every limit's error path on small inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Caps {
+    pub tiles: u64,
+    pub bin_entries: u64,
+    pub spans_per_tile: u64,
+    pub spans_per_column: u64,
+    pub regions: u64,
+    pub layers: u64,
+    pub tile_vertices: u64,
+    pub tile_polygons: u64,
+    pub detail_per_polygon: u64,
+    pub tile_detail_vertices: u64,
+    pub tile_detail_triangles: u64,
+}
+
+impl Caps {
+    /// The limits of `spec/build3d.md` §16.
+    pub const DEFAULT: Caps = Caps {
+        tiles: MAX_TILES,
+        bin_entries: MAX_BIN_ENTRIES,
+        spans_per_tile: MAX_SPANS_PER_TILE,
+        spans_per_column: MAX_SPANS_PER_COLUMN as u64,
+        regions: MAX_REGIONS,
+        layers: MAX_LAYERS,
+        tile_vertices: MAX_TILE_VERTICES,
+        tile_polygons: MAX_TILE_POLYGONS,
+        detail_per_polygon: MAX_DETAIL_VERTICES_PER_POLYGON,
+        tile_detail_vertices: MAX_TILE_DETAIL_VERTICES,
+        tile_detail_triangles: MAX_TILE_DETAIL_TRIANGLES,
+    };
+}

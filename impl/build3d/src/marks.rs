@@ -95,3 +95,45 @@ pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! `spec/build3d.md` B25, B26.
+    use super::*;
+    use crate::test_kit::compact_of;
+
+    #[test]
+    fn footprint_includes_centres_on_the_edge() {
+        // Cells of side 1 from the origin: centres at k + 0.5. The square [1.5, 3.5]² holds
+        // the centres 1.5, 2.5, 3.5 on each axis, edges included: 9 cells.
+        let mut c = compact_of(6, 0, |_, _| vec![(5, 1)]);
+        let m = AreaMark::new(
+            7,
+            0.0,
+            10.0,
+            vec![[1.5, 1.5], [3.5, 1.5], [3.5, 3.5], [1.5, 3.5]],
+        )
+        .unwrap();
+        apply(&mut c, &[m], [0.0; 3], 1.0, 1.0);
+        assert_eq!(c.area.iter().filter(|&&a| a == 7).count(), 9);
+        // Floors at y = 5: a y range ending at 5 marks, one ending below does not.
+        let mut c = compact_of(6, 0, |_, _| vec![(5, 1)]);
+        let lo = AreaMark::new(2, 0.0, 4.999, vec![[0.0, 0.0], [6.0, 0.0], [6.0, 6.0]]).unwrap();
+        let hi = AreaMark::new(3, 5.0, 5.0, vec![[0.0, 0.0], [6.0, 6.0], [0.0, 6.0]]).unwrap();
+        apply(&mut c, &[lo, hi], [0.0; 3], 1.0, 1.0);
+        assert!(!c.area.contains(&2));
+        assert_eq!(c.area.iter().filter(|&&a| a == 3).count(), 21);
+    }
+
+    #[test]
+    fn later_marks_win() {
+        let mut c = compact_of(4, 0, |_, _| vec![(5, 1)]);
+        let all = vec![[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]];
+        let a = AreaMark::new(0, 0.0, 9.0, all.clone()).unwrap();
+        let b = AreaMark::new(6, 0.0, 9.0, all).unwrap();
+        apply(&mut c, &[a.clone(), b.clone()], [0.0; 3], 1.0, 1.0);
+        assert!(c.area.iter().all(|&x| x == 6));
+        apply(&mut c, &[b, a], [0.0; 3], 1.0, 1.0);
+        assert!(c.area.iter().all(|&x| x == 0));
+    }
+}

@@ -73,12 +73,16 @@ fn corner(token: &[u8], defined: u64) -> Result<u32, ObjReason> {
 impl Geometry {
     /// Reads OBJ bytes (`spec/build3d.md` §2.2).
     pub fn from_obj(bytes: &[u8]) -> Result<Self, ObjError> {
-        parse(bytes)
+        parse(bytes, MAX_OBJ_VERTICES, MAX_TRIANGLES)
     }
 }
 
 /// Reads OBJ bytes into geometry.
-fn parse(bytes: &[u8]) -> Result<Geometry, ObjError> {
+pub(crate) fn parse(
+    bytes: &[u8],
+    max_vertices: u64,
+    max_triangles: u64,
+) -> Result<Geometry, ObjError> {
     let mut verts: Vec<[f64; 3]> = Vec::new();
     let mut tris: Vec<Triangle> = Vec::new();
     let mut corners: Vec<u32> = Vec::new();
@@ -109,7 +113,7 @@ fn parse(bytes: &[u8]) -> Result<Geometry, ObjError> {
                 if count < 3 {
                     return Err(err(ObjReason::MissingCoordinate));
                 }
-                if verts.len() as u64 >= MAX_OBJ_VERTICES {
+                if verts.len() as u64 >= max_vertices {
                     return Err(err(ObjReason::TooManyVertices));
                 }
                 verts.push(p);
@@ -122,7 +126,7 @@ fn parse(bytes: &[u8]) -> Result<Geometry, ObjError> {
                 if corners.len() < 3 {
                     return Err(err(ObjReason::FaceTooShort));
                 }
-                if (tris.len() + corners.len() - 2) as u64 > MAX_TRIANGLES {
+                if (tris.len() + corners.len() - 2) as u64 > max_triangles {
                     return Err(err(ObjReason::TooManyTriangles));
                 }
                 let a = verts[corners[0] as usize];

@@ -11,7 +11,7 @@
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::geometry::Geometry;
-use crate::limits::{MAX_BIN_ENTRIES, MAX_GRID_CELLS, MAX_SPAN_HEIGHT, MAX_TILES};
+use crate::limits::{Caps, MAX_GRID_CELLS, MAX_SPAN_HEIGHT};
 use crate::marks::AreaMark;
 use crate::output::{mesh_params, MeshParams};
 use crate::settings::{Derived, Settings};
@@ -39,6 +39,7 @@ pub struct Plan {
     pub(crate) bins: Vec<(TileCell, Vec<u32>)>,
     /// The settings' volumes as marks, in order.
     pub(crate) volumes: Vec<AreaMark>,
+    pub(crate) caps: Caps,
 }
 
 /// Whether a triangle is walkable (`spec/build3d.md` §4.2): with n = (b − a) × (c − a),
@@ -61,6 +62,14 @@ pub(crate) fn floor_div(a: i64, b: i64) -> i64 {
 impl Plan {
     /// Plans a build: checks the grid limits and bins the triangles (`spec/build3d.md` §4).
     pub fn new(geometry: &Geometry, settings: &Settings) -> Result<Self, BuildError> {
+        Self::with_caps(geometry, settings, Caps::DEFAULT)
+    }
+
+    pub(crate) fn with_caps(
+        geometry: &Geometry,
+        settings: &Settings,
+        caps: Caps,
+    ) -> Result<Self, BuildError> {
         let d = *settings.derived();
         let s = settings.spec();
         let (bmin, bmax) = geometry.bounds();
@@ -106,9 +115,10 @@ impl Plan {
                 GridTri { p, area }
             })
             .collect();
-        let bins = bin(&tris, i64::from(s.tile_size), i64::from(d.border))?;
+        let bins = bin(&tris, i64::from(s.tile_size), i64::from(d.border), &caps)?;
         let volumes = s.volumes.iter().map(AreaMark::from_volume).collect();
         Ok(Self {
+            caps,
             volumes,
             settings: settings.clone(),
             d,
@@ -162,7 +172,12 @@ pub(crate) fn cell_range(p: &[[f64; 3]; 3], k: usize) -> (i64, i64) {
 }
 
 /// Tile cells whose padded cell range meets each triangle's cell range (§4.3).
-fn bin(tris: &[GridTri], ts: i64, b: i64) -> Result<Vec<(TileCell, Vec<u32>)>, BuildError> {
+fn bin(
+    tris: &[GridTri],
+    ts: i64,
+    b: i64,
+    caps: &Caps,
+) -> Result<Vec<(TileCell, Vec<u32>)>, BuildError> {
     let mut ranges = Vec::with_capacity(tris.len());
     let mut total: u64 = 0;
     for t in tris {
@@ -171,9 +186,9 @@ fn bin(tris: &[GridTri], ts: i64, b: i64) -> Result<Vec<(TileCell, Vec<u32>)>, B
         let (c0, c1) = (floor_div(x0 - b, ts), floor_div(x1 + b, ts));
         let (r0, r1) = (floor_div(z0 - b, ts), floor_div(z1 + b, ts));
         let n = (c1 - c0 + 1) as u64 * (r1 - r0 + 1) as u64;
-        check(None, None, LimitKind::Tiles, n, MAX_TILES)?;
+        check(None, None, LimitKind::Tiles, n, caps.tiles)?;
         total += n;
-        check(None, None, LimitKind::BinEntries, total, MAX_BIN_ENTRIES)?;
+        check(None, None, LimitKind::BinEntries, total, caps.bin_entries)?;
         ranges.push((c0, c1, r0, r1));
     }
     let mut entries: Vec<(i32, i32, u32)> = Vec::with_capacity(total as usize);
@@ -192,6 +207,6 @@ fn bin(tris: &[GridTri], ts: i64, b: i64) -> Result<Vec<(TileCell, Vec<u32>)>, B
             _ => bins.push((TileCell { column: c, row: r }, vec![i])),
         }
     }
-    check(None, None, LimitKind::Tiles, bins.len() as u64, MAX_TILES)?;
+    check(None, None, LimitKind::Tiles, bins.len() as u64, caps.tiles)?;
     Ok(bins)
 }

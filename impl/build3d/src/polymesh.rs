@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use crate::contours::{orient_i, same_xz, segments_meet, Contour, Pt};
 use crate::error::{check, BuildError, LimitKind, TileCell};
-use crate::limits::{MAX_TILE_POLYGONS, MAX_TILE_VERTICES};
+use crate::limits::Caps;
 use crate::output::EdgeOut;
 
 /// A polygon of a layer's mesh.
@@ -222,6 +222,7 @@ pub(crate) fn polymesh(
     hi: i32,
     cell: TileCell,
     layer: u32,
+    caps: &Caps,
 ) -> Result<PolyMesh, BuildError> {
     let mut mesh = PolyMesh::default();
     let mut index = BTreeMap::new();
@@ -259,14 +260,14 @@ pub(crate) fn polymesh(
         Some(layer),
         LimitKind::Vertices,
         mesh.verts.len() as u64,
-        MAX_TILE_VERTICES,
+        caps.tile_vertices,
     )?;
     check(
         Some(cell),
         Some(layer),
         LimitKind::Polygons,
         mesh.polys.len() as u64,
-        MAX_TILE_POLYGONS,
+        caps.tile_polygons,
     )?;
     adjacency(&mut mesh, lo, hi);
     Ok(mesh)
@@ -323,3 +324,7 @@ fn adjacency(mesh: &mut PolyMesh, lo: i32, hi: i32) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "polymesh_tests.rs"]
+mod tests;

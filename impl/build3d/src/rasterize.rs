@@ -16,7 +16,7 @@
 //! Limits: L9 (raw spans per tile).
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
-use crate::limits::{MAX_SPANS_PER_TILE, MAX_SPAN_HEIGHT};
+use crate::limits::MAX_SPAN_HEIGHT;
 use crate::plan::{cell_range, GridTri};
 
 /// The padded cell window of one tile: local cell (x, z), 0 ≤ x, z < size, is global cell
@@ -123,6 +123,7 @@ pub(crate) fn rasterize(
     win: Window,
     climb: u32,
     cell: TileCell,
+    max_spans: u64,
 ) -> Result<Heightfield, BuildError> {
     let size = win.size as i64;
     let mut raw: Vec<RawSpan> = Vec::new();
@@ -180,7 +181,7 @@ pub(crate) fn rasterize(
             None,
             LimitKind::SpansPerTile,
             raw.len() as u64,
-            MAX_SPANS_PER_TILE,
+            max_spans,
         )?;
     }
     Ok(merge(raw, win, climb))
@@ -221,3 +222,7 @@ fn merge(mut raw: Vec<RawSpan>, win: Window, climb: u32) -> Heightfield {
     start.push(spans.len() as u32);
     Heightfield { win, start, spans }
 }
+
+#[cfg(test)]
+#[path = "rasterize_tests.rs"]
+mod tests;

@@ -25,7 +25,6 @@ use std::collections::BTreeSet;
 
 use crate::compact::Compact;
 use crate::error::{check, BuildError, LimitKind, TileCell};
-use crate::limits::MAX_REGIONS;
 
 /// The region id of spans in the tile's padding.
 pub(crate) const BORDER: u32 = u32::MAX;
@@ -70,6 +69,7 @@ pub(crate) fn regions(
     min_area: u32,
     merge_area: u32,
     cell: TileCell,
+    max_regions: u64,
 ) -> Result<Regions, BuildError> {
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
@@ -164,7 +164,7 @@ pub(crate) fn regions(
                         None,
                         LimitKind::Regions,
                         u64::from(r),
-                        MAX_REGIONS,
+                        max_regions,
                     )?;
                     below_count.push(0);
                     r
@@ -352,3 +352,7 @@ fn merge(info: &mut [Info], merge_area: u32) -> Vec<u32> {
     }
     alias
 }
+
+#[cfg(test)]
+#[path = "regions_tests.rs"]
+mod tests;

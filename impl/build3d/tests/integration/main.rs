@@ -3,4 +3,8 @@
 
 mod demo;
 mod determinism;
+mod digest;
+mod input;
 mod kit;
+mod limits;
+mod seam;

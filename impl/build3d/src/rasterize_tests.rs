@@ -1,0 +1,176 @@
+//! Rasterization (`spec/build3d.md` B14, B17–B19).
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::plan::walkable;
+use crate::test_kit::CELL;
+
+fn tri(p: [[f64; 3]; 3], area: u8) -> GridTri {
+    GridTri { p, area }
+}
+
+fn win(size: usize) -> Window {
+    Window {
+        x0: 0,
+        z0: 0,
+        size,
+        border: 0,
+    }
+}
+
+fn spans_of(hf: &Heightfield) -> Vec<(usize, Span)> {
+    (0..hf.start.len() - 1)
+        .flat_map(|c| hf.column(c).map(move |i| (c, hf.spans[i])))
+        .collect()
+}
+
+#[test]
+fn clip_keeps_points_on_the_line_once() {
+    let t = [[0.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]];
+    let mut out = Vec::new();
+    clip(&t, 0, 1.0, true, &mut out);
+    // (1, 2, 1) lies on u = 1: kept as itself, no crossing point added for it.
+    assert_eq!(out, vec![[1.0, 0.5, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]]);
+}
+
+#[test]
+fn clip_crossings_do_not_depend_on_edge_direction() {
+    let a = [0.1, 0.7, 0.3];
+    let b = [2.9, 1.9, 0.8];
+    let (mut o1, mut o2) = (Vec::new(), Vec::new());
+    clip(&[a, b, [0.1, 5.0, 0.9]], 0, 1.0, true, &mut o1);
+    clip(&[b, a, [0.1, 5.0, 0.9]], 0, 1.0, true, &mut o2);
+    let on_line = |v: &Vec<[f64; 3]>| {
+        v.iter()
+            .filter(|p| p[0] == 1.0)
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    assert!(on_line(&o1).iter().any(|p| on_line(&o2).contains(p)));
+    let p = on_line(&o1)[0];
+    let t = (1.0 - a[0]) / (b[0] - a[0]);
+    assert_eq!(p[1], a[1] + (b[1] - a[1]) * t);
+}
+
+#[test]
+fn vertical_wall_on_a_grid_line_goes_to_the_higher_column() {
+    // A wall in the plane u = 2: only column 2 of each row it crosses gets spans.
+    let t = tri([[2.0, 0.0, 0.5], [2.0, 3.0, 0.5], [2.0, 0.0, 1.5]], 0);
+    let hf = rasterize(&[t], &[0], win(4), 1, CELL, u64::MAX).unwrap();
+    let cols: Vec<usize> = spans_of(&hf).iter().map(|(c, _)| c % 4).collect();
+    assert!(!cols.is_empty());
+    assert!(cols.iter().all(|&x| x == 2), "{cols:?}");
+}
+
+#[test]
+fn span_bounds_floor_and_ceil() {
+    let t = tri([[0.0, 2.2, 0.0], [0.0, 2.2, 1.0], [1.0, 2.2, 0.0]], 63);
+    let hf = rasterize(&[t], &[0], win(2), 1, CELL, u64::MAX).unwrap();
+    assert_eq!(
+        spans_of(&hf)[0].1,
+        Span {
+            smin: 2,
+            smax: 3,
+            area: 63
+        }
+    );
+    // A flat triangle exactly on a height line still gets one cell.
+    let t = tri([[0.0, 2.0, 0.0], [0.0, 2.0, 1.0], [1.0, 2.0, 0.0]], 63);
+    let hf = rasterize(&[t], &[0], win(2), 1, CELL, u64::MAX).unwrap();
+    assert_eq!(
+        spans_of(&hf)[0].1,
+        Span {
+            smin: 2,
+            smax: 3,
+            area: 63
+        }
+    );
+}
+
+fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
+    let raw = raw
+        .iter()
+        .map(|&(smin, smax, area)| RawSpan {
+            key: u64::from(smin),
+            smax,
+            area,
+        })
+        .collect();
+    merge(raw, win(1), climb).spans
+}
+
+#[test]
+fn merge_takes_the_area_of_spans_near_the_top() {
+    // Issue #59's cell: the steep triangle's top (12) is 6 above the floor's (6), climb 4.
+    let steep_first = merged(&[(0, 12, 0), (5, 6, 63)], 4);
+    let floor_first = merged(&[(5, 6, 63), (0, 12, 0)], 4);
+    assert_eq!(
+        steep_first,
+        vec![Span {
+            smin: 0,
+            smax: 12,
+            area: 0
+        }]
+    );
+    assert_eq!(floor_first, steep_first);
+    // Within climb of the top, the larger area wins.
+    assert_eq!(merged(&[(0, 12, 0), (5, 8, 63)], 4)[0].area, 63);
+    assert_eq!(merged(&[(0, 12, 0), (5, 7, 63)], 4)[0].area, 0);
+    // Touching spans merge; separated ones do not.
+    assert_eq!(
+        merged(&[(0, 3, 1), (3, 5, 2)], 0),
+        vec![Span {
+            smin: 0,
+            smax: 5,
+            area: 2
+        }]
+    );
+    assert_eq!(merged(&[(0, 3, 1), (4, 5, 2)], 0).len(), 2);
+}
+
+proptest! {
+    #[test]
+    fn merge_is_order_free(
+        raw in prop::collection::vec((0u32..40, 1u32..8, 0u8..4), 0..30),
+        seed in any::<u64>(),
+        climb in 0u32..5,
+    ) {
+        let spans: Vec<(u32, u32, u8)> = raw.iter().map(|&(s, h, a)| (s, s + h, a)).collect();
+        let mut shuffled = spans.clone();
+        let mut x = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            shuffled.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        prop_assert_eq!(merged(&spans, climb), merged(&shuffled, climb));
+        // Every raw span lies inside exactly one merged span, and merged spans do not touch.
+        let m = merged(&spans, climb);
+        for w in m.windows(2) {
+            prop_assert!(w[0].smax < w[1].smin);
+        }
+        for &(s, e, _) in &spans {
+            prop_assert_eq!(m.iter().filter(|q| q.smin <= s && e <= q.smax).count(), 1);
+        }
+    }
+}
+
+#[test]
+fn walkable_threshold() {
+    // A slope of angle a rises tan(a) per unit: walkable below 45° and not above.
+    let ramp = |rise: f64| [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, rise, 0.0]];
+    let c = libm::cos(45.0 / 180.0 * std::f64::consts::PI);
+    assert!(walkable(&ramp(0.99), c));
+    assert!(!walkable(&ramp(1.01), c));
+    // Facing down is never walkable.
+    assert!(!walkable(
+        &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        0.0
+    ));
+    assert!(walkable(
+        &[[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
+        0.0
+    ));
+}
