@@ -16,6 +16,8 @@
 //!    side line while its edges do not (so that no segment lies on a tile side unless its cells
 //!    are on that side). Then, the same way, a wall segment longer than `max_edge_len` with more
 //!    than one raw edge gets its middle raw point, and the side-line rule is applied again.
+//!    Then, over all loops of the region, a segment that meets another segment anywhere but at
+//!    the position of one of its own ends gets its farthest raw point, until none does.
 //!    Consecutive points at the same (x, z) are reduced to the first.
 //! 3. **Holes.** Loops with negative area are holes. Holes are taken by their lowest (x, z)
 //!    point; each is cut into its outline along the shortest diagonal from one of its points
@@ -288,6 +290,60 @@ impl Simplifier<'_> {
     }
 }
 
+/// One walked loop: raw points, their kinds, and the raw indices kept by simplification.
+#[derive(Debug, Clone)]
+struct RawLoop {
+    pts: Vec<Pt>,
+    kinds: Vec<Kind>,
+    keep: Vec<usize>,
+}
+
+/// Pass 3 of §12 step 2: while a simplified segment of a region meets another segment of the
+/// region's loops (other than at the position of one of its own ends), it gets its farthest raw
+/// point. Raw outlines meet only at such shared positions, so this ends.
+fn untangle(loops: &mut [RawLoop], lo: i32, hi: i32) {
+    let seg = |l: &RawLoop, k: usize| (l.pts[l.keep[k]], l.pts[l.keep[(k + 1) % l.keep.len()]]);
+    loop {
+        let mut changed = false;
+        for li in 0..loops.len() {
+            let mut k = 0;
+            while k < loops[li].keep.len() && loops[li].keep.len() > 1 {
+                let (a, b) = seg(&loops[li], k);
+                let crosses = loops.iter().enumerate().any(|(lj, other)| {
+                    (0..other.keep.len()).any(|m| {
+                        if lj == li && m == k {
+                            return false;
+                        }
+                        let (c, d) = seg(other, m);
+                        !(same_xz(a, c) || same_xz(a, d) || same_xz(b, c) || same_xz(b, d))
+                            && segments_meet(a, b, c, d)
+                    })
+                });
+                let l = &loops[li];
+                let refine = crosses.then(|| {
+                    Simplifier {
+                        pts: &l.pts,
+                        kinds: &l.kinds,
+                        lo,
+                        hi,
+                    }
+                    .farthest(l.keep[k], l.keep[(k + 1) % l.keep.len()])
+                });
+                match refine.flatten() {
+                    Some(m) => {
+                        loops[li].keep.insert(k + 1, m);
+                        changed = true;
+                    }
+                    None => k += 1,
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
 /// Walks, simplifies and hole-merges the contours of every region (§12): per region (index
 /// r − 1) its outlines.
 pub(crate) fn contours(
@@ -316,24 +372,33 @@ pub(crate) fn contours(
         }
     }
     let (lo, hi) = (c.win.border as i32, (c.win.size - c.win.border) as i32);
-    let mut loops: Vec<Vec<Vec<Pt>>> = vec![Vec::new(); regs.count as usize];
+    let mut raw: Vec<Vec<RawLoop>> = vec![Vec::new(); regs.count as usize];
     for i in 0..n {
         while w.flags[i] != 0 {
             let d = w.flags[i].trailing_zeros() as usize;
             let (pts, kinds) = w.walk(i, d);
-            let simp = Simplifier {
+            let keep = Simplifier {
                 pts: &pts,
                 kinds: &kinds,
                 lo,
                 hi,
-            };
-            let keep = simp.run(max_error, max_len);
-            let mut out: Vec<Pt> = keep.iter().map(|&k| pts[k]).collect();
+            }
+            .run(max_error, max_len);
+            raw[regs.reg[i] as usize - 1].push(RawLoop { pts, kinds, keep });
+        }
+    }
+    let mut loops: Vec<Vec<Vec<Pt>>> = Vec::with_capacity(raw.len());
+    for mut region in raw {
+        untangle(&mut region, lo, hi);
+        let mut kept = Vec::new();
+        for l in region {
+            let mut out: Vec<Pt> = l.keep.iter().map(|&k| l.pts[k]).collect();
             dedup_xz(&mut out);
             if out.len() >= 3 && area2(&out) != 0 {
-                loops[regs.reg[i] as usize - 1].push(out);
+                kept.push(out);
             }
         }
+        loops.push(kept);
     }
     let mut result = Vec::with_capacity(loops.len());
     for (ri, l) in loops.into_iter().enumerate() {

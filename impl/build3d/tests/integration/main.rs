@@ -7,4 +7,5 @@ mod digest;
 mod input;
 mod kit;
 mod limits;
+mod robustness;
 mod seam;
