@@ -42,14 +42,17 @@ impl Compact {
         self.start[c] as usize..self.start[c + 1] as usize
     }
 
-    /// The span linked to span `i` (in column `c`) in direction `d`, as a global span index.
+    /// The span linked to span `i` in direction `d`, as a global span index. (A link exists only
+    /// towards a column inside the window, so no bounds check is needed.)
     #[inline]
     pub(crate) fn neighbour(&self, i: usize, d: usize) -> Option<usize> {
         let l = self.link[i][d];
         if l == NO_LINK {
             return None;
         }
-        let nc = self.neighbour_column(self.col[i] as usize, d)?;
+        let size = self.win.size as isize;
+        let off = [1, size, -1, -size][d];
+        let nc = (self.col[i] as isize + off) as usize;
         Some(self.start[nc] as usize + usize::from(l))
     }
 
@@ -121,13 +124,19 @@ pub(crate) fn compact(
     };
     let (h, climb) = (i64::from(walkable_height), i64::from(walkable_climb));
     let mut link = vec![[NO_LINK; 4]; c.span_count()];
+    let size = c.win.size;
     for col in 0..ncols {
+        let (x, z) = (col % size, col / size);
+        let neighbours = [
+            (x + 1 < size).then(|| col + 1),
+            (z + 1 < size).then(|| col + size),
+            (x > 0).then(|| col - 1),
+            (z > 0).then(|| col - size),
+        ];
         for i in c.column(col) {
             let (yi, ti) = (i64::from(c.y[i]), i64::from(c.top[i]));
-            for (d, l) in link[i].iter_mut().enumerate() {
-                let Some(nc) = c.neighbour_column(col, d) else {
-                    continue;
-                };
+            for (l, nc) in link[i].iter_mut().zip(neighbours) {
+                let Some(nc) = nc else { continue };
                 let nrange = c.column(nc);
                 for j in nrange.clone() {
                     let (yj, tj) = (i64::from(c.y[j]), i64::from(c.top[j]));

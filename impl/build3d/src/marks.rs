@@ -73,10 +73,16 @@ pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f
     let size = c.win.size as i64;
     for m in marks {
         // A superset of the columns whose centre can be inside; the exact test decides.
-        let lo_i = (((m.bounds[0] - origin[0]) / cs).floor() as i64 - 1).max(c.win.x0);
-        let hi_i = (((m.bounds[2] - origin[0]) / cs).floor() as i64 + 1).min(c.win.x0 + size - 1);
-        let lo_j = (((m.bounds[1] - origin[2]) / cs).floor() as i64 - 1).max(c.win.z0);
-        let hi_j = (((m.bounds[3] - origin[2]) / cs).floor() as i64 + 1).min(c.win.z0 + size - 1);
+        // (Saturating: a mark may lie arbitrarily far away.)
+        let cell = |v: f64, o: f64| ((v - o) / cs).floor() as i64;
+        let lo_i = cell(m.bounds[0], origin[0]).saturating_sub(1).max(c.win.x0);
+        let hi_i = cell(m.bounds[2], origin[0])
+            .saturating_add(1)
+            .min(c.win.x0 + size - 1);
+        let lo_j = cell(m.bounds[1], origin[2]).saturating_sub(1).max(c.win.z0);
+        let hi_j = cell(m.bounds[3], origin[2])
+            .saturating_add(1)
+            .min(c.win.z0 + size - 1);
         for j in lo_j..=hi_j {
             let cz = origin[2] + (j as f64 + 0.5) * cs;
             for i in lo_i..=hi_i {

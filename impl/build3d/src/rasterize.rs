@@ -1,12 +1,11 @@
 //! Rasterization (`spec/build3d.md` §5): triangles in cell units → a heightfield of solid spans
 //! per column of one tile's padded window.
 //!
-//! Each triangle is clipped, for every row j it may touch, to the closed slab w ∈ [j, j + 1],
-//! and that polygon, for every column i, to u ∈ [i, i + 1]; a cell polygon with at least three
-//! corners gives the raw span `[max(floor(v_min), 0), max(ceil(v_max), smin + 1)]` in cells with
-//! the triangle's area. Clipping is recomputed from the triangle for every row and column, and
-//! an intersection is always computed from the edge's endpoint with the smaller coordinate, so a
-//! span depends only on its triangle and its cell.
+//! Each triangle is clipped, for every row j it may touch, to the closed strip w ∈ [j, j + 1],
+//! and that slab, for every column i, to u ∈ [i, i + 1], each in one pass; a cell polygon with at
+//! least three points gives the raw span `[max(floor(v_min), 0), max(ceil(v_max), smin + 1)]` in
+//! cells with the triangle's area. A crossing is always computed from the edge's endpoint with
+//! the smaller coordinate, so a span depends only on its triangle and its cell.
 //!
 //! Raw spans of a column are then merged by a rule that is a function of their multiset (never
 //! of triangle order, unlike Recast's issue #59): overlapping or touching spans form one span
@@ -74,35 +73,73 @@ impl Heightfield {
     }
 }
 
-/// Clips a polygon to the half-plane `p[axis] ≥ k` (`keep_above`) or `p[axis] ≤ k`.
-fn clip(poly: &[[f64; 3]], axis: usize, k: f64, keep_above: bool, out: &mut Vec<[f64; 3]>) {
-    out.clear();
-    let n = poly.len();
-    let inside = |p: &[f64; 3]| {
-        if keep_above {
-            p[axis] >= k
+/// `⌊x⌋` as an integer, exactly, for finite |x| < 2^62 (no libm call).
+#[inline]
+pub(crate) fn floor_i(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) > x {
+        t - 1
+    } else {
+        t
+    }
+}
+
+/// `⌈x⌉` as an integer, exactly, for finite |x| < 2^62.
+#[inline]
+pub(crate) fn ceil_i(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) < x {
+        t + 1
+    } else {
+        t
+    }
+}
+
+/// The point where edge p–q crosses `axis = k`, computed from the endpoint with the smaller
+/// coordinate on the axis (`spec/build3d.md` B17); exactly k on the axis.
+#[inline]
+fn crossing(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> [f64; 3] {
+    let (a, b) = if p[axis] < q[axis] { (p, q) } else { (q, p) };
+    let t = (k - a[axis]) / (b[axis] - a[axis]);
+    let mut r = [0.0; 3];
+    for (c, rc) in r.iter_mut().enumerate() {
+        *rc = if c == axis {
+            k
         } else {
-            p[axis] <= k
-        }
-    };
+            a[c] + (b[c] - a[c]) * t
+        };
+    }
+    r
+}
+
+/// Whether edge p–q crosses the line `axis = k` strictly (one end below, the other above).
+#[inline]
+fn crosses(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> bool {
+    (p[axis] < k && q[axis] > k) || (p[axis] > k && q[axis] < k)
+}
+
+/// The convex polygon `poly` clipped to the closed strip `lo ≤ p[axis] ≤ hi` in one pass
+/// (B17): for each edge p → q in order, p if it lies in the strip, then the crossings of the
+/// edge with the strip's lines in the order the edge meets them. Calls `emit` per point.
+#[inline]
+fn strip(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64, mut emit: impl FnMut(&[f64; 3])) {
+    let n = poly.len();
     for i in 0..n {
         let p = &poly[i];
-        let q = &poly[(i + 1) % n];
-        if inside(p) {
-            out.push(*p);
+        let q = &poly[if i + 1 == n { 0 } else { i + 1 }];
+        if p[axis] >= lo && p[axis] <= hi {
+            emit(p);
         }
-        if (p[axis] < k && q[axis] > k) || (p[axis] > k && q[axis] < k) {
-            let (a, b) = if p[axis] < q[axis] { (p, q) } else { (q, p) };
-            let t = (k - a[axis]) / (b[axis] - a[axis]);
-            let mut r = [0.0; 3];
-            for (c, rc) in r.iter_mut().enumerate() {
-                *rc = if c == axis {
-                    k
-                } else {
-                    a[c] + (b[c] - a[c]) * t
-                };
-            }
-            out.push(r);
+        let (first, second) = if p[axis] < q[axis] {
+            (lo, hi)
+        } else {
+            (hi, lo)
+        };
+        if crosses(p, q, axis, first) {
+            emit(&crossing(p, q, axis, first));
+        }
+        if crosses(p, q, axis, second) {
+            emit(&crossing(p, q, axis, second));
         }
     }
 }
@@ -110,8 +147,8 @@ fn clip(poly: &[[f64; 3]], axis: usize, k: f64, keep_above: bool, out: &mut Vec<
 /// Raw span of one rasterized cell, before merging.
 #[derive(Debug, Clone, Copy)]
 struct RawSpan {
-    /// Column index << 32 | smin: the sort key.
-    key: u64,
+    col: u32,
+    smin: u32,
     smax: u32,
     area: u8,
 }
@@ -127,15 +164,15 @@ pub(crate) fn rasterize(
 ) -> Result<Heightfield, BuildError> {
     let size = win.size as i64;
     let mut raw: Vec<RawSpan> = Vec::new();
-    let (mut slab, mut tmp, mut poly) = (Vec::new(), Vec::new(), Vec::new());
+    let mut slab: Vec<[f64; 3]> = Vec::with_capacity(8);
     for &ti in list {
         let t = &tris[ti as usize];
         let (j0, j1) = cell_range(&t.p, 2);
         let (j0, j1) = (j0.max(win.z0), j1.min(win.z0 + size - 1));
         for j in j0..=j1 {
             let k = j as f64;
-            clip(&t.p, 2, k, true, &mut tmp);
-            clip(&tmp, 2, k + 1.0, false, &mut slab);
+            slab.clear();
+            strip(&t.p, 2, k, k + 1.0, |p| slab.push(*p));
             if slab.len() < 3 {
                 continue;
             }
@@ -148,29 +185,29 @@ pub(crate) fn rasterize(
                     hi = p[0];
                 }
             }
-            let i0 = (lo.floor() as i64).max(win.x0);
-            let i1 = (hi.floor() as i64).min(win.x0 + size - 1);
+            let i0 = floor_i(lo).max(win.x0);
+            let i1 = floor_i(hi).min(win.x0 + size - 1);
+            let row = (j - win.z0) * size - win.x0;
             for i in i0..=i1 {
                 let k = i as f64;
-                clip(&slab, 0, k, true, &mut tmp);
-                clip(&tmp, 0, k + 1.0, false, &mut poly);
-                if poly.len() < 3 {
-                    continue;
-                }
-                let (mut vlo, mut vhi) = (poly[0][1], poly[0][1]);
-                for p in &poly[1..] {
+                let (mut count, mut vlo, mut vhi) = (0u32, f64::INFINITY, f64::NEG_INFINITY);
+                strip(&slab, 0, k, k + 1.0, |p| {
+                    count += 1;
                     if p[1] < vlo {
                         vlo = p[1];
                     }
                     if p[1] > vhi {
                         vhi = p[1];
                     }
+                });
+                if count < 3 {
+                    continue;
                 }
-                let smin = vlo.floor().max(0.0) as u32;
-                let smax = (vhi.ceil().min(f64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
-                let col = (j - win.z0) as u64 * size as u64 + (i - win.x0) as u64;
+                let smin = floor_i(vlo).max(0) as u32;
+                let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
                 raw.push(RawSpan {
-                    key: col << 32 | u64::from(smin),
+                    col: (row + i) as u32,
+                    smin,
                     smax,
                     area: t.area,
                 });
@@ -187,31 +224,54 @@ pub(crate) fn rasterize(
     Ok(merge(raw, win, climb))
 }
 
-/// The order-free merge of §5.3.
-fn merge(mut raw: Vec<RawSpan>, win: Window, climb: u32) -> Heightfield {
-    raw.sort_unstable_by_key(|s| s.key);
+/// The order-free merge of §5.3: raw spans bucketed by column, sorted by bottom within it.
+fn merge(raw: Vec<RawSpan>, win: Window, climb: u32) -> Heightfield {
     let ncols = win.size * win.size;
+    let mut count = vec![0u32; ncols + 1];
+    for s in &raw {
+        count[s.col as usize + 1] += 1;
+    }
+    for c in 0..ncols {
+        count[c + 1] += count[c];
+    }
+    let mut fill = count.clone();
+    let mut sorted = vec![
+        RawSpan {
+            col: 0,
+            smin: 0,
+            smax: 0,
+            area: 0,
+        };
+        raw.len()
+    ];
+    for s in raw {
+        let f = &mut fill[s.col as usize];
+        sorted[*f as usize] = s;
+        *f += 1;
+    }
     let mut start = Vec::with_capacity(ncols + 1);
-    let mut spans = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    for col in 0..ncols as u64 {
+    let mut spans = Vec::with_capacity(sorted.len());
+    for c in 0..ncols {
         start.push(spans.len() as u32);
-        while i < raw.len() && raw[i].key >> 32 == col {
+        let col = &mut sorted[count[c] as usize..count[c + 1] as usize];
+        col.sort_unstable_by_key(|s| s.smin);
+        let mut i = 0;
+        while i < col.len() {
             // One merged span: all raw spans reachable by overlap or touch.
-            let smin = raw[i].key as u32;
-            let mut hi = raw[i].smax;
+            let smin = col[i].smin;
+            let mut hi = col[i].smax;
             let mut j = i + 1;
-            while j < raw.len() && raw[j].key >> 32 == col && (raw[j].key as u32) <= hi {
-                hi = hi.max(raw[j].smax);
+            while j < col.len() && col[j].smin <= hi {
+                hi = hi.max(col[j].smax);
                 j += 1;
             }
-            let area = raw[i..j]
+            let area = col[i..j]
                 .iter()
                 .filter(|s| hi - s.smax <= climb)
                 .map(|s| s.area)
                 .max()
                 .unwrap_or(0);
-            spans.push(crate::rasterize::Span {
+            spans.push(Span {
                 smin,
                 smax: hi,
                 area,

@@ -25,32 +25,56 @@ fn spans_of(hf: &Heightfield) -> Vec<(usize, Span)> {
         .collect()
 }
 
-#[test]
-fn clip_keeps_points_on_the_line_once() {
-    let t = [[0.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]];
+fn strip_of(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64) -> Vec<[f64; 3]> {
     let mut out = Vec::new();
-    clip(&t, 0, 1.0, true, &mut out);
-    // (1, 2, 1) lies on u = 1: kept as itself, no crossing point added for it.
-    assert_eq!(out, vec![[1.0, 0.5, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]]);
+    strip(poly, axis, lo, hi, |p| out.push(*p));
+    out
 }
 
 #[test]
-fn clip_crossings_do_not_depend_on_edge_direction() {
+fn strip_keeps_points_on_the_lines_once() {
+    let t = [[0.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]];
+    // (1, 2, 1) lies on u = 1: kept as itself; the first edge crosses u = 1 at v = 0.5.
+    assert_eq!(
+        strip_of(&t, 0, 1.0, 3.0),
+        vec![[1.0, 0.5, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]]
+    );
+    // An edge crossing both lines gives both crossings, in the order it meets them.
+    let t = [[0.0, 0.0, 0.0], [4.0, 4.0, 0.0], [0.0, 0.0, 4.0]];
+    let s = strip_of(&t, 0, 1.0, 2.0);
+    assert_eq!(s[0], [1.0, 1.0, 0.0]);
+    assert_eq!(s[1], [2.0, 2.0, 0.0]);
+    assert_eq!(s.len(), 4);
+    assert_eq!(s[2][0], 2.0);
+    assert_eq!(s[3][0], 1.0);
+}
+
+#[test]
+fn crossings_do_not_depend_on_edge_direction() {
     let a = [0.1, 0.7, 0.3];
     let b = [2.9, 1.9, 0.8];
-    let (mut o1, mut o2) = (Vec::new(), Vec::new());
-    clip(&[a, b, [0.1, 5.0, 0.9]], 0, 1.0, true, &mut o1);
-    clip(&[b, a, [0.1, 5.0, 0.9]], 0, 1.0, true, &mut o2);
-    let on_line = |v: &Vec<[f64; 3]>| {
-        v.iter()
-            .filter(|p| p[0] == 1.0)
-            .copied()
-            .collect::<Vec<_>>()
-    };
-    assert!(on_line(&o1).iter().any(|p| on_line(&o2).contains(p)));
-    let p = on_line(&o1)[0];
+    assert_eq!(crossing(&a, &b, 0, 1.0), crossing(&b, &a, 0, 1.0));
     let t = (1.0 - a[0]) / (b[0] - a[0]);
-    assert_eq!(p[1], a[1] + (b[1] - a[1]) * t);
+    assert_eq!(crossing(&a, &b, 0, 1.0)[1], a[1] + (b[1] - a[1]) * t);
+}
+
+#[test]
+fn integer_floor_and_ceil_are_exact() {
+    for x in [
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        1.0,
+        -1.0,
+        2.999999999999,
+        -2.000000001,
+        1e15 + 0.5,
+        -1e15 - 0.5,
+    ] {
+        assert_eq!(floor_i(x), x.floor() as i64, "{x}");
+        assert_eq!(ceil_i(x), x.ceil() as i64, "{x}");
+    }
 }
 
 #[test]
@@ -92,7 +116,8 @@ fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
     let raw = raw
         .iter()
         .map(|&(smin, smax, area)| RawSpan {
-            key: u64::from(smin),
+            col: 0,
+            smin,
             smax,
             area,
         })
