@@ -55,7 +55,7 @@ pub struct BuildStats {
     pub upper_layers: usize,
     /// Ground polygons.
     pub polygons: usize,
-    /// Sum of the polygons' areas on x–z [wu²].
+    /// Sum of the polygons' areas on x–z (wu²).
     pub walkable_area: f64,
     /// Extra detail vertices.
     pub detail_vertices: usize,

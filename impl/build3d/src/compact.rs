@@ -24,9 +24,9 @@ pub(crate) struct Compact {
     pub win: Window,
     /// Column c holds spans `start[c] .. start[c + 1]`.
     pub start: Vec<u32>,
-    /// Floor of each span [cells].
+    /// Floor of each span (cells).
     pub y: Vec<u32>,
-    /// Ceiling of each span [cells], [`OPEN_TOP`] when open.
+    /// Ceiling of each span (cells), [`OPEN_TOP`] when open.
     pub top: Vec<u32>,
     /// Area id, 0 = unwalkable (set by marks or erosion).
     pub area: Vec<u8>,

@@ -83,7 +83,7 @@ fn passes_t17(corners: &[Vec3], d: &Detail) -> bool {
 }
 
 impl Surface<'_> {
-    /// The floor height [wu] of `region` at world point p, per §14.
+    /// The floor height (wu) of `region` at world point p, per §14.
     fn height(&self, p: &Vec3, region: u32) -> Option<f64> {
         let c = self.c;
         let size = c.win.size as i64;

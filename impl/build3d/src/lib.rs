@@ -1,12 +1,17 @@
 //! onav-build3d: a deterministic voxel builder from triangle meshes to layered onav tiles.
 //!
-//! The normative description is `spec/build3d.md`; every stage below has one module, whose docs
-//! give its units and limits. Data flows one way:
+//! The normative description is `spec/build3d.md`; every stage has one module whose docs give
+//! its units and limits. Data flows one way:
 //!
-//! geometry ([`obj`] or arrays) → [`settings`] → [`plan`] (grid, tiles, triangle bins) →
-//! per tile: [`rasterize`] → [`filter`] → [`compact`] → *(tile-cache seam: [`Intermediate`])* →
-//! [`marks`] → [`erode`] → [`regions`] → [`layers`] → [`contours`] → [`polymesh`] → [`detail`] →
-//! [`output`] (the only module that talks to `onav`).
+//! geometry (`obj` or arrays) → `settings` → `plan` (grid, tiles, triangle bins) →
+//! per tile cell: `rasterize` → `filter` → `compact` → *(the tile-cache seam: an
+//! [`Intermediate`])* → `marks` → `erode` → `regions` → `layers` → `contours` → `polymesh` →
+//! `detail` → `output` (the only module that uses `onav`'s API).
+//!
+//! Entry points: [`build`] (geometry and settings to tiles, in parallel on the caller's rayon
+//! pool), [`build_obj`] (OBJ bytes and the settings encoding), and [`Plan::prepare`] /
+//! [`Plan::finish`] for a tile cache. Output is identical for every thread count, platform,
+//! face order, corner rotation and object split.
 #![forbid(unsafe_code)]
 
 mod build;

@@ -46,7 +46,7 @@ impl AreaMark {
     }
 
     /// A mark with area `area` (0 ..= 63) over the strictly convex polygon `polygon` (x, z,
-    /// either winding) between floor heights `min_y` and `max_y` [wu]; validated by the rules of
+    /// either winding) between floor heights `min_y` and `max_y` (wu); validated by the rules of
     /// a settings volume (`spec/build3d.md` §3.2).
     pub fn new(
         area: u8,

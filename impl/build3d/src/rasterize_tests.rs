@@ -89,27 +89,17 @@ fn vertical_wall_on_a_grid_line_goes_to_the_higher_column() {
 
 #[test]
 fn span_bounds_floor_and_ceil() {
-    let t = tri([[0.0, 2.2, 0.0], [0.0, 2.2, 1.0], [1.0, 2.2, 0.0]], 63);
-    let hf = rasterize(&[t], &[0], win(2), 1, CELL, u64::MAX).unwrap();
-    assert_eq!(
-        spans_of(&hf)[0].1,
-        Span {
+    // A flat triangle inside a height cell, and one exactly on a height line: one cell each.
+    for y in [2.2, 2.0] {
+        let t = tri([[0.0, y, 0.0], [0.0, y, 1.0], [1.0, y, 0.0]], 63);
+        let hf = rasterize(&[t], &[0], win(2), 1, CELL, u64::MAX).unwrap();
+        let want = Span {
             smin: 2,
             smax: 3,
-            area: 63
-        }
-    );
-    // A flat triangle exactly on a height line still gets one cell.
-    let t = tri([[0.0, 2.0, 0.0], [0.0, 2.0, 1.0], [1.0, 2.0, 0.0]], 63);
-    let hf = rasterize(&[t], &[0], win(2), 1, CELL, u64::MAX).unwrap();
-    assert_eq!(
-        spans_of(&hf)[0].1,
-        Span {
-            smin: 2,
-            smax: 3,
-            area: 63
-        }
-    );
+            area: 63,
+        };
+        assert_eq!(spans_of(&hf)[0].1, want, "y = {y}");
+    }
 }
 
 fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {

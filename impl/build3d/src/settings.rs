@@ -30,11 +30,11 @@ pub const SETTINGS_VERSION: u16 = 1;
 pub struct VolumeSpec {
     /// Area id 0 ..= 63; 0 makes the spans unwalkable.
     pub area: u8,
-    /// Lowest floor height marked [wu].
+    /// Lowest floor height marked (wu).
     pub min_y: f64,
-    /// Highest floor height marked [wu].
+    /// Highest floor height marked (wu).
     pub max_y: f64,
-    /// Corners (x, z) [wu] of a strictly convex polygon, either winding (stored
+    /// Corners (x, z) (wu) of a strictly convex polygon, either winding (stored
     /// counter-clockwise).
     pub polygon: Vec<[f64; 2]>,
 }
@@ -43,32 +43,32 @@ pub struct VolumeSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SettingsSpec {
-    /// Voxel size on x and z [wu], > 0.
+    /// Voxel size on x and z (wu), > 0.
     pub cell_size: f64,
-    /// Voxel size on y [wu], > 0.
+    /// Voxel size on y (wu), > 0.
     pub cell_height: f64,
-    /// Agent height [wu], > 0: spans need `ceil(agent_height / cell_height)` cells of headroom.
+    /// Agent height (wu), > 0: spans need `ceil(agent_height / cell_height)` cells of headroom.
     pub agent_height: f64,
-    /// Agent radius [wu], ≥ 0: walkable area is eroded by `ceil(agent_radius / cell_size)` cells.
+    /// Agent radius (wu), ≥ 0: walkable area is eroded by `ceil(agent_radius / cell_size)` cells.
     pub agent_radius: f64,
-    /// Largest step [wu], ≥ 0: `floor(agent_climb / cell_height)` cells.
+    /// Largest step (wu), ≥ 0: `floor(agent_climb / cell_height)` cells.
     pub agent_climb: f64,
-    /// Steepest walkable slope [degrees], 0 ..= 90.
+    /// Steepest walkable slope (degrees), 0 ..= 90.
     pub max_slope_deg: f64,
     /// Regions (with all regions connected to them) smaller than this many cells are dropped,
     /// unless they reach the tile border.
     pub region_min_area: u32,
     /// Regions smaller than this many cells are merged into a neighbour where possible.
     pub region_merge_area: u32,
-    /// Longest wall edge of a contour [wu], ≥ 0 (0: no limit).
+    /// Longest wall edge of a contour (wu), ≥ 0 (0: no limit).
     pub max_edge_len: f64,
-    /// Largest distance of a simplified wall from the cell outline [cells], ≥ 0.
+    /// Largest distance of a simplified wall from the cell outline (cells), ≥ 0.
     pub max_edge_error: f64,
     /// Most vertices per polygon, 3 ..= 6.
     pub verts_per_poly: u32,
-    /// Detail sample spacing [wu]: 0 (no detail sampling) or ≥ cell size.
+    /// Detail sample spacing (wu): 0 (no detail sampling) or ≥ cell size.
     pub detail_sample_dist: f64,
-    /// Largest height error of the detail mesh [wu], ≥ 0.
+    /// Largest height error of the detail mesh (wu), ≥ 0.
     pub detail_sample_max_error: f64,
     /// Tile side in cells.
     pub tile_size: u32,
@@ -114,7 +114,7 @@ pub(crate) struct Derived {
     pub max_edge_len: u32,
     /// `libm::cos((max_slope_deg / 180) · π)`.
     pub slope_cos: f64,
-    /// `tile_size · cell_size` [wu].
+    /// `tile_size · cell_size` (wu).
     pub tile_world: f64,
 }
 

@@ -10,7 +10,7 @@ use onav::{
 };
 use onav_build3d::{build, BuiltMesh, Settings, SettingsSpec};
 
-use crate::kit::{demo_mesh, ids};
+use crate::kit::{demo_mesh, ids_on_threads};
 
 const MESHES: [&str; 3] = ["dungeon", "nav_test", "undulating"];
 
@@ -163,16 +163,9 @@ fn every_tile_is_valid_and_the_mesh_answers() {
 fn two_threads_same_bytes() {
     let g = demo_mesh("dungeon");
     let s = Settings::new(SettingsSpec::default()).unwrap();
-    let run = |n: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap();
-        ids(&pool.install(|| build(&g, &s)).unwrap().tiles)
-    };
-    let one = run(1);
-    assert_eq!(run(2), one);
-    assert_eq!(run(3), one);
+    let one = ids_on_threads(&g, &s, 1);
+    assert_eq!(ids_on_threads(&g, &s, 2), one);
+    assert_eq!(ids_on_threads(&g, &s, 3), one);
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! Determinism (`spec/build3d.md` B5, B19, B51): the same tile bytes for any face order, corner
 //! rotation, object split and thread count.
 
-use onav_build3d::{build, Geometry, Settings, SettingsSpec};
+use onav_build3d::{Geometry, Settings, SettingsSpec};
 use proptest::prelude::*;
 
-use crate::kit::{build_spec, ids, small_settings, Soup};
+use crate::kit::{build_spec, ids, ids_on_threads, small_settings, Soup};
 
 /// A random small world: a ground, boxes, ramps and an upper floor.
 fn world() -> impl Strategy<Value = Soup> {
@@ -77,13 +77,7 @@ fn threads_give_the_same_bytes() {
     s.floor(20.0, 10.0, 30.0, 30.0, 2.0);
     let g = s.geometry();
     let settings = Settings::new(spec()).unwrap();
-    let run = |n: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap();
-        ids(&pool.install(|| build(&g, &settings)).unwrap().tiles)
-    };
+    let run = |n: usize| ids_on_threads(&g, &settings, n);
     let one = run(1);
     assert!(one.len() > 4);
     for n in 2..=4 {

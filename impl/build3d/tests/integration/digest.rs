@@ -437,3 +437,24 @@ fn truncation_and_trailing_bytes() {
         "volume_count"
     );
 }
+
+#[test]
+fn plain_settings_deserialize_with_defaults() {
+    let spec: SettingsSpec = serde_json::from_str(
+        r#"{"cell_size": 0.25, "tile_size": 32,
+            "volumes": [{"area": 3, "min_y": 0, "max_y": 2, "polygon": [[0, 0], [0, 4], [4, 0]]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(spec.cell_size, 0.25);
+    assert_eq!(spec.agent_height, SettingsSpec::default().agent_height);
+    // Clockwise as written; validation stores it counter-clockwise.
+    let s = Settings::new(spec).unwrap();
+    assert_eq!(
+        s.spec().volumes[0].polygon,
+        vec![[4.0, 0.0], [0.0, 4.0], [0.0, 0.0]]
+    );
+    assert!(serde_json::from_str::<SettingsSpec>(r#"{"cell_sise": 0.3}"#).is_err());
+    // The plain values of validated settings go back through the constructor unchanged.
+    let again = Settings::new(s.spec().clone()).unwrap();
+    assert_eq!(again.to_bytes(), s.to_bytes());
+}

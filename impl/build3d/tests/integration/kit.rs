@@ -113,6 +113,15 @@ impl Soup {
     }
 }
 
+/// The content ids of a build on a pool of `threads` threads.
+pub fn ids_on_threads(g: &Geometry, s: &Settings, threads: usize) -> Vec<TileContentId> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
+    ids(&pool.install(|| build(g, s)).expect("build").tiles)
+}
+
 pub fn build_spec(g: &Geometry, spec: SettingsSpec) -> BuiltMesh {
     let s = Settings::new(spec).expect("valid settings");
     build(g, &s).expect("build")
