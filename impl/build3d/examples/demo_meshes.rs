@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use onav::TiledNavMesh;
 use onav_build3d::{build, Geometry, Settings, SettingsSpec};
+use sha2::Digest as _;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -27,8 +28,8 @@ fn main() {
         detail_sample_dist: 0.0,
         ..SettingsSpec::default()
     };
-    println!("| mesh | settings | tiles (cells, upper layers) | polygons | area wu² | detail verts | detail tris | 1 thread ms | 2 threads ms | ratio |");
-    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| mesh | settings | tiles (cells, upper layers) | polygons | area wu² | detail verts | detail tris | 1 thread ms | 2 threads ms | ratio | tiles hash |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
     for name in ["dungeon", "nav_test", "undulating"] {
         let path = format!("{dir}/{name}.obj");
         let bytes = match std::fs::read(&path) {
@@ -81,9 +82,15 @@ fn main() {
                 }
             }
             let s = built.stats;
+            let mut h = sha2::Sha256::new();
+            for t in &built.tiles {
+                sha2::Digest::update(&mut h, t.content_id().0);
+            }
+            let all: [u8; 32] = sha2::Digest::finalize(h).into();
+            let hash: String = all[..6].iter().map(|b| format!("{b:02x}")).collect();
             let (t1, t2) = (median(times[0].clone()), median(times[1].clone()));
             println!(
-                "| {name} | {label} | {} ({}, {}) | {} | {:.1} | {} | {} | {t1:.1} | {t2:.1} | {:.2} |",
+                "| {name} | {label} | {} ({}, {}) | {} | {:.1} | {} | {} | {t1:.1} | {t2:.1} | {:.2} | {hash} |",
                 s.tiles,
                 s.cells,
                 s.upper_layers,

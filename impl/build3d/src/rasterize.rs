@@ -144,6 +144,80 @@ fn strip(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64, mut emit: impl FnMut(
     }
 }
 
+/// The v range and point count of some points.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    count: u32,
+    lo: f64,
+    hi: f64,
+}
+
+impl Default for Range {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            lo: f64::INFINITY,
+            hi: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Range {
+    #[inline]
+    fn add(&mut self, v: f64) {
+        self.count += 1;
+        if v < self.lo {
+            self.lo = v;
+        }
+        if v > self.hi {
+            self.hi = v;
+        }
+    }
+}
+
+/// Per row: the crossings of each column line u = i0 … i1 + 1 with the slab's edges, and the
+/// slab vertices in each column's closed strip. `strip(slab, u, i, i + 1)` is exactly the
+/// crossings of lines i and i + 1 with the vertices of column i, so each crossing is computed
+/// once for the two columns it bounds, by the same formula (B17).
+#[derive(Debug, Default)]
+struct Columns {
+    lines: Vec<Range>,
+    verts: Vec<Range>,
+}
+
+fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
+    let n = (i1 - i0 + 1) as usize;
+    acc.lines.clear();
+    acc.lines.resize(n + 1, Range::default());
+    acc.verts.clear();
+    acc.verts.resize(n, Range::default());
+    let m = slab.len();
+    for e in 0..m {
+        let p = &slab[e];
+        let q = &slab[if e + 1 == m { 0 } else { e + 1 }];
+        // Vertex p lies in the closed strip of column i when i ≤ p.u ≤ i + 1.
+        let (fu, cu) = (floor_i(p[0]), ceil_i(p[0]));
+        let on_line = fu == cu;
+        for i in [fu - 1, fu] {
+            if (i == fu || on_line) && i >= i0 && i <= i1 {
+                acc.verts[(i - i0) as usize].add(p[1]);
+            }
+        }
+        // Lines strictly between p.u and q.u.
+        let (a, b) = if p[0] < q[0] { (p, q) } else { (q, p) };
+        if !(a[0] < b[0]) {
+            continue;
+        }
+        let k0 = (floor_i(a[0]) + 1).max(i0);
+        let k1 = (ceil_i(b[0]) - 1).min(i1 + 1);
+        for k in k0..=k1 {
+            let kf = k as f64;
+            let t = (kf - a[0]) / (b[0] - a[0]);
+            acc.lines[(k - i0) as usize].add(a[1] + (b[1] - a[1]) * t);
+        }
+    }
+}
+
 /// Raw span of one rasterized cell, before merging.
 #[derive(Debug, Clone, Copy)]
 struct RawSpan {
@@ -165,6 +239,7 @@ pub(crate) fn rasterize(
     let size = win.size as i64;
     let mut raw: Vec<RawSpan> = Vec::new();
     let mut slab: Vec<[f64; 3]> = Vec::with_capacity(8);
+    let mut acc = Columns::default();
     for &ti in list {
         let t = &tris[ti as usize];
         let (j0, j1) = cell_range(&t.p, 2);
@@ -187,22 +262,20 @@ pub(crate) fn rasterize(
             }
             let i0 = floor_i(lo).max(win.x0);
             let i1 = floor_i(hi).min(win.x0 + size - 1);
+            if i1 < i0 {
+                continue;
+            }
+            columns(&slab, i0, i1, &mut acc);
             let row = (j - win.z0) * size - win.x0;
-            for i in i0..=i1 {
-                let k = i as f64;
-                let (mut count, mut vlo, mut vhi) = (0u32, f64::INFINITY, f64::NEG_INFINITY);
-                strip(&slab, 0, k, k + 1.0, |p| {
-                    count += 1;
-                    if p[1] < vlo {
-                        vlo = p[1];
-                    }
-                    if p[1] > vhi {
-                        vhi = p[1];
-                    }
-                });
-                if count < 3 {
+            for (c, i) in (i0..=i1).enumerate() {
+                // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
+                // and the slab's vertices in the closed strip.
+                let (l, r, v) = (&acc.lines[c], &acc.lines[c + 1], &acc.verts[c]);
+                if l.count + r.count + v.count < 3 {
                     continue;
                 }
+                let vlo = l.lo.min(r.lo).min(v.lo);
+                let vhi = l.hi.max(r.hi).max(v.hi);
                 let smin = floor_i(vlo).max(0) as u32;
                 let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
                 raw.push(RawSpan {

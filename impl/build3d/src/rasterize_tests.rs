@@ -146,6 +146,40 @@ fn merge_takes_the_area_of_spans_near_the_top() {
 
 proptest! {
     #[test]
+    fn columns_equal_strips(
+        pts in prop::collection::vec((0u8..16, 0.0..10.0f64), 3..4),
+        quarter in any::<bool>(),
+    ) {
+        // A triangle with corners on quarter or arbitrary positions, as a "slab".
+        let slab: Vec<[f64; 3]> = pts
+            .iter()
+            .enumerate()
+            .map(|(k, &(u, v))| {
+                let u = if quarter { f64::from(u) * 0.25 } else { f64::from(u) * 0.3 + 0.01 * k as f64 };
+                [u, v, k as f64]
+            })
+            .collect();
+        let (mut lo, mut hi) = (slab[0][0], slab[0][0]);
+        for p in &slab {
+            lo = lo.min(p[0]);
+            hi = hi.max(p[0]);
+        }
+        let (i0, i1) = (floor_i(lo), floor_i(hi));
+        let mut acc = Columns::default();
+        columns(&slab, i0, i1, &mut acc);
+        for (c, i) in (i0..=i1).enumerate() {
+            let mut want = Range::default();
+            strip(&slab, 0, i as f64, i as f64 + 1.0, |p| want.add(p[1]));
+            let (l, r, v) = (&acc.lines[c], &acc.lines[c + 1], &acc.verts[c]);
+            prop_assert_eq!(l.count + r.count + v.count, want.count);
+            if want.count > 0 {
+                prop_assert_eq!(l.lo.min(r.lo).min(v.lo), want.lo);
+                prop_assert_eq!(l.hi.max(r.hi).max(v.hi), want.hi);
+            }
+        }
+    }
+
+    #[test]
     fn merge_is_order_free(
         raw in prop::collection::vec((0u32..40, 1u32..8, 0u8..4), 0..30),
         seed in any::<u64>(),
