@@ -205,7 +205,7 @@ fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
         }
         // Lines strictly between p.u and q.u.
         let (a, b) = if p[0] < q[0] { (p, q) } else { (q, p) };
-        if !(a[0] < b[0]) {
+        if a[0] >= b[0] {
             continue;
         }
         let k0 = (floor_i(a[0]) + 1).max(i0);
