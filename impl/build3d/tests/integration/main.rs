@@ -7,5 +7,6 @@ mod digest;
 mod input;
 mod kit;
 mod limits;
+mod platform_hashes;
 mod robustness;
 mod seam;
