@@ -134,6 +134,13 @@ impl Plan {
         self.bins.iter().map(|(c, _)| *c)
     }
 
+    /// The index in [`Plan::tile_cells`] of a tile cell, if it has triangles.
+    pub fn cell_index(&self, cell: TileCell) -> Option<usize> {
+        self.bins
+            .binary_search_by_key(&(cell.row, cell.column), |(c, _)| (c.row, c.column))
+            .ok()
+    }
+
     /// The settings digest every tile carries.
     pub fn digest(&self) -> [u8; 32] {
         self.params.digest.0

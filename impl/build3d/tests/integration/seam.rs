@@ -2,7 +2,9 @@
 //! and a mark passed to `finish` acts exactly like the same volume in the settings.
 
 use onav::{NavTile, RawTile, SettingsDigest};
-use onav_build3d::{build, AreaMark, Plan, Settings, SettingsSpec, VolumeSpec};
+use onav_build3d::{
+    build, build_obj, AreaMark, BuildObjError, Plan, Settings, SettingsSpec, VolumeSpec,
+};
 
 use crate::kit::{ids, small_settings, Soup};
 
@@ -16,9 +18,10 @@ fn world() -> Soup {
 
 fn all_tiles(plan: &Plan, marks: &[AreaMark]) -> Vec<NavTile> {
     let mut out = Vec::new();
-    for i in 0..plan.tile_cells().len() {
+    for (i, cell) in plan.tile_cells().enumerate() {
+        assert_eq!(plan.cell_index(cell), Some(i));
         if let Some(im) = plan.prepare(i).unwrap() {
-            assert_eq!(im.cell(), plan.tile_cells().nth(i).unwrap());
+            assert_eq!(im.cell(), cell);
             out.extend(plan.finish(&im, marks).unwrap());
         }
     }
@@ -77,4 +80,25 @@ fn a_mark_equals_a_settings_volume() {
             assert!(baked.stats.walkable_area < plain.stats.walkable_area - 10.0);
         }
     }
+}
+
+#[test]
+fn build_obj_takes_obj_bytes_and_the_settings_encoding() {
+    let soup = world();
+    let s = Settings::new(small_settings()).unwrap();
+    let direct = build(&soup.geometry(), &s).unwrap();
+    let via = build_obj(soup.obj(2, false).as_bytes(), s.to_bytes()).unwrap();
+    assert_eq!(ids(&via.tiles), ids(&direct.tiles));
+    assert!(via.params.bits_eq(&direct.params));
+    assert!(matches!(
+        build_obj(b"v 0 0\n", s.to_bytes()),
+        Err(BuildObjError::Obj(_))
+    ));
+    assert!(matches!(
+        build_obj(b"", &s.to_bytes()[..10]),
+        Err(BuildObjError::Settings(_))
+    ));
+    let empty = build_obj(b"", s.to_bytes()).unwrap();
+    assert!(empty.tiles.is_empty());
+    assert_eq!(empty.params.slot_count, 1);
 }
