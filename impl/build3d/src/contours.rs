@@ -75,7 +75,7 @@ fn dist2_seg(p: Pt, a: Pt, b: Pt) -> f64 {
     if d > 0.0 {
         t /= d;
     }
-    let t = t.clamp(0.0, 1.0);
+    let t = crate::num::clamp01(t);
     let ex = (f64::from(a[0]) + t * pqx) - f64::from(p[0]);
     let ez = (f64::from(a[2]) + t * pqz) - f64::from(p[2]);
     ex * ex + ez * ez

@@ -19,6 +19,7 @@
 
 use crate::compact::Compact;
 use crate::limits::DETAIL_FLIPS_PER_TRIANGLE;
+use crate::num::{ceil_i, floor_i, fmax, fmin};
 use crate::output::{
     closest_t_on_segment_xz, dist2_xz, lerp, orient, point_in_convex_xz, poly_area2_xz, Vec3,
     DETAIL_AREA_TOLERANCE,
@@ -87,8 +88,8 @@ impl Surface<'_> {
     fn height(&self, p: &Vec3, region: u32) -> Option<f64> {
         let c = self.c;
         let size = c.win.size as i64;
-        let gx = ((p[0] - self.origin[0]) / self.cs).floor() as i64 - c.win.x0;
-        let gz = ((p[2] - self.origin[2]) / self.cs).floor() as i64 - c.win.z0;
+        let gx = floor_i((p[0] - self.origin[0]) / self.cs) - c.win.x0;
+        let gz = floor_i((p[2] - self.origin[2]) / self.cs) - c.win.z0;
         const AROUND: [(i64, i64); 9] = [
             (0, 0),
             (1, 0),
@@ -185,20 +186,14 @@ impl Surface<'_> {
         let mut b = [corners[0][0], corners[0][2], corners[0][0], corners[0][2]];
         for c in corners {
             b = [
-                b[0].min(c[0]),
-                b[1].min(c[2]),
-                b[2].max(c[0]),
-                b[3].max(c[2]),
+                fmin(b[0], c[0]),
+                fmin(b[1], c[2]),
+                fmax(b[2], c[0]),
+                fmax(b[3], c[2]),
             ];
         }
-        let (i0, i1) = (
-            ((b[0] - ox) / sd).floor() as i64,
-            ((b[2] - ox) / sd).ceil() as i64,
-        );
-        let (j0, j1) = (
-            ((b[1] - oz) / sd).floor() as i64,
-            ((b[3] - oz) / sd).ceil() as i64,
-        );
+        let (i0, i1) = (floor_i((b[0] - ox) / sd), ceil_i((b[2] - ox) / sd));
+        let (j0, j1) = (floor_i((b[1] - oz) / sd), ceil_i((b[3] - oz) / sd));
         let half = sd * 0.5;
         let min2 = half * half;
         let n = corners.len();

@@ -27,6 +27,7 @@ pub mod limits;
 #[cfg(test)]
 mod limits_tests;
 mod marks;
+mod num;
 mod obj;
 mod output;
 mod plan;

@@ -10,6 +10,7 @@
 //! walkable again.
 
 use crate::compact::Compact;
+use crate::num::{floor_i, fmax, fmin};
 use crate::output::{point_in_convex_xz, Vec3};
 use crate::settings::VolumeSpec;
 
@@ -31,10 +32,10 @@ impl AreaMark {
         let corners: Vec<Vec3> = v.polygon.iter().map(|p| [p[0], 0.0, p[1]]).collect();
         let mut bounds = [corners[0][0], corners[0][2], corners[0][0], corners[0][2]];
         for c in &corners {
-            bounds[0] = bounds[0].min(c[0]);
-            bounds[1] = bounds[1].min(c[2]);
-            bounds[2] = bounds[2].max(c[0]);
-            bounds[3] = bounds[3].max(c[2]);
+            bounds[0] = fmin(bounds[0], c[0]);
+            bounds[1] = fmin(bounds[1], c[2]);
+            bounds[2] = fmax(bounds[2], c[0]);
+            bounds[3] = fmax(bounds[3], c[2]);
         }
         Self {
             area: v.area,
@@ -74,7 +75,7 @@ pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f
     for m in marks {
         // A superset of the columns whose centre can be inside; the exact test decides.
         // (Saturating: a mark may lie arbitrarily far away.)
-        let cell = |v: f64, o: f64| ((v - o) / cs).floor() as i64;
+        let cell = |v: f64, o: f64| floor_i((v - o) / cs);
         let lo_i = cell(m.bounds[0], origin[0]).saturating_sub(1).max(c.win.x0);
         let hi_i = cell(m.bounds[2], origin[0])
             .saturating_add(1)

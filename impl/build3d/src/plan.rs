@@ -13,6 +13,7 @@ use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::geometry::Geometry;
 use crate::limits::{Caps, MAX_GRID_CELLS, MAX_SPAN_HEIGHT};
 use crate::marks::AreaMark;
+use crate::num::floor_i;
 use crate::output::{mesh_params, MeshParams};
 use crate::settings::{Derived, Settings};
 
@@ -175,7 +176,7 @@ pub(crate) fn cell_range(p: &[[f64; 3]; 3], k: usize) -> (i64, i64) {
             hi = q[k];
         }
     }
-    (lo.floor() as i64, hi.floor() as i64)
+    (floor_i(lo), floor_i(hi))
 }
 
 /// Tile cells whose padded cell range meets each triangle's cell range (§4.3).

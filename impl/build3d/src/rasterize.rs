@@ -16,6 +16,7 @@
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::limits::MAX_SPAN_HEIGHT;
+use crate::num::{ceil_i, floor_i, fmax, fmin};
 use crate::plan::{cell_range, GridTri};
 
 /// The padded cell window of one tile: local cell (x, z), 0 ≤ x, z < size, is global cell
@@ -70,28 +71,6 @@ impl Heightfield {
     #[inline]
     pub(crate) fn column(&self, c: usize) -> std::ops::Range<usize> {
         self.start[c] as usize..self.start[c + 1] as usize
-    }
-}
-
-/// `⌊x⌋` as an integer, exactly, for finite |x| < 2^62 (no libm call).
-#[inline]
-pub(crate) fn floor_i(x: f64) -> i64 {
-    let t = x as i64;
-    if (t as f64) > x {
-        t - 1
-    } else {
-        t
-    }
-}
-
-/// `⌈x⌉` as an integer, exactly, for finite |x| < 2^62.
-#[inline]
-pub(crate) fn ceil_i(x: f64) -> i64 {
-    let t = x as i64;
-    if (t as f64) < x {
-        t + 1
-    } else {
-        t
     }
 }
 
@@ -274,8 +253,8 @@ pub(crate) fn rasterize(
                 if l.count + r.count + v.count < 3 {
                     continue;
                 }
-                let vlo = l.lo.min(r.lo).min(v.lo);
-                let vhi = l.hi.max(r.hi).max(v.hi);
+                let vlo = fmin(fmin(l.lo, r.lo), v.lo);
+                let vhi = fmax(fmax(l.hi, r.hi), v.hi);
                 let smin = floor_i(vlo).max(0) as u32;
                 let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
                 raw.push(RawSpan {

@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::num::{ceil_i, floor_i};
 use crate::plan::walkable;
 use crate::test_kit::CELL;
 
