@@ -11,7 +11,7 @@
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::filter::DIRS;
-use crate::rasterize::{Heightfield, Window};
+use crate::rasterize::{Heightfield, Occupied, Window};
 
 /// No link in that direction.
 pub(crate) const NO_LINK: u16 = u16::MAX;
@@ -22,6 +22,8 @@ pub(crate) const OPEN_TOP: u32 = u32::MAX;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Compact {
     pub win: Window,
+    /// A rectangle holding every non-empty column.
+    pub occ: Occupied,
     /// Column c holds spans `start[c] .. start[c + 1]`.
     pub start: Vec<u32>,
     /// Floor of each span (cells).
@@ -83,38 +85,48 @@ pub(crate) fn compact(
     max_per_column: u64,
 ) -> Result<Compact, BuildError> {
     let ncols = hf.start.len() - 1;
-    let mut start = Vec::with_capacity(ncols + 1);
+    let mut start: Vec<u32> = Vec::with_capacity(ncols + 1);
     let (mut y, mut top, mut area, mut colv) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for col in 0..ncols {
-        start.push(y.len() as u32);
-        let range = hf.column(col);
-        let mut n = 0u64;
-        for i in range.clone() {
-            let s = hf.spans[i];
-            if s.area == 0 {
-                continue;
-            }
-            n += 1;
-            y.push(s.smax);
-            top.push(if i + 1 < range.end {
-                hf.spans[i + 1].smin
-            } else {
-                OPEN_TOP
-            });
-            area.push(s.area);
-            colv.push(col as u32);
+    let (occ, size) = (hf.occ, hf.win.size);
+    for z in 0..size {
+        if z < occ.z0 || z >= occ.z1 {
+            start.resize(start.len() + size, y.len() as u32);
+            continue;
         }
-        check(
-            Some(cell),
-            None,
-            LimitKind::SpansPerColumn,
-            n,
-            max_per_column,
-        )?;
+        start.resize(start.len() + occ.x0, y.len() as u32);
+        for col in z * size + occ.x0..z * size + occ.x1 {
+            start.push(y.len() as u32);
+            let range = hf.column(col);
+            let mut n = 0u64;
+            for i in range.clone() {
+                let s = hf.spans[i];
+                if s.area == 0 {
+                    continue;
+                }
+                n += 1;
+                y.push(s.smax);
+                top.push(if i + 1 < range.end {
+                    hf.spans[i + 1].smin
+                } else {
+                    OPEN_TOP
+                });
+                area.push(s.area);
+                colv.push(col as u32);
+            }
+            check(
+                Some(cell),
+                None,
+                LimitKind::SpansPerColumn,
+                n,
+                max_per_column,
+            )?;
+        }
+        start.resize(start.len() + (size - occ.x1), y.len() as u32);
     }
     start.push(y.len() as u32);
     let mut c = Compact {
         win: hf.win,
+        occ: hf.occ,
         start,
         y,
         top,
@@ -125,7 +137,7 @@ pub(crate) fn compact(
     let (h, climb) = (i64::from(walkable_height), i64::from(walkable_climb));
     let mut link = vec![[NO_LINK; 4]; c.span_count()];
     let size = c.win.size;
-    for col in 0..ncols {
+    for col in c.occ.cols(size) {
         let (x, z) = (col % size, col / size);
         let neighbours = [
             (x + 1 < size).then(|| col + 1),

@@ -43,7 +43,7 @@ pub(crate) fn erode(c: &mut Compact, radius: u32) {
         }
     };
     let size = c.win.size;
-    for col in 0..size * size {
+    for col in c.occ.cols(size) {
         for i in c.column(col) {
             for (straight, diag) in [(NX, NZ), (NZ, PX)] {
                 if let Some(a) = c.neighbour(i, straight) {
@@ -55,7 +55,7 @@ pub(crate) fn erode(c: &mut Compact, radius: u32) {
             }
         }
     }
-    for col in (0..size * size).rev() {
+    for col in c.occ.cols(size).rev() {
         for i in c.column(col) {
             for (straight, diag) in [(PX, PZ), (PZ, NX)] {
                 if let Some(a) = c.neighbour(i, straight) {

@@ -29,6 +29,8 @@ pub enum LimitKind {
     Tiles,
     /// [`crate::limits::MAX_BIN_ENTRIES`]: too many (triangle, tile) pairs.
     BinEntries,
+    /// [`crate::limits::MAX_WINDOW_CELLS`]: the tile windows hold too many cells in total.
+    WindowCells,
     /// [`crate::limits::MAX_SPANS_PER_TILE`]: one tile rasterized too many spans.
     SpansPerTile,
     /// [`crate::limits::MAX_SPANS_PER_COLUMN`]: one column holds too many walkable spans.

@@ -28,7 +28,7 @@ pub(crate) fn filter(hf: &mut Heightfield, walkable_height: u32, walkable_climb:
 }
 
 fn low_hanging(hf: &mut Heightfield, climb: i64) {
-    for col in 0..hf.start.len() - 1 {
+    for col in hf.occ.cols(hf.win.size) {
         let mut prev_walkable = false;
         let mut prev_area = 0u8;
         let mut prev_top = 0i64;
@@ -48,8 +48,9 @@ fn low_hanging(hf: &mut Heightfield, climb: i64) {
 fn ledges(hf: &mut Heightfield, height: i64, climb: i64) {
     let size = hf.win.size as i64;
     let mut unwalkable = Vec::new();
-    for z in 0..size {
-        for x in 0..size {
+    let occ = hf.occ;
+    for z in occ.z0 as i64..occ.z1 as i64 {
+        for x in occ.x0 as i64..occ.x1 as i64 {
             let col = (z * size + x) as usize;
             let range = hf.column(col);
             for i in range.clone() {
@@ -113,7 +114,7 @@ fn ledges(hf: &mut Heightfield, height: i64, climb: i64) {
 }
 
 fn low_height(hf: &mut Heightfield, height: i64) {
-    for col in 0..hf.start.len() - 1 {
+    for col in hf.occ.cols(hf.win.size) {
         let range = hf.column(col);
         for i in range.clone() {
             let ceil = if i + 1 < range.end {

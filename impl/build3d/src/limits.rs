@@ -24,6 +24,10 @@ pub const MAX_GRID_CELLS: u64 = 1 << 30;
 pub const MAX_TILES: u64 = 1_048_575;
 /// Most (triangle, tile cell) pairs of the triangle bins (§4, L8).
 pub const MAX_BIN_ENTRIES: u64 = 1 << 28;
+/// Most cells of all tile windows together: tile cells × (tile size + 2 · border)² (§4, L20).
+/// Every stage walks its window's columns, so this bounds the work of any input, including one
+/// sliver triangle across a thousand large tiles.
+pub const MAX_WINDOW_CELLS: u64 = 1 << 31;
 /// Most raw spans one tile may rasterize (§5, L9).
 pub const MAX_SPANS_PER_TILE: u64 = 1 << 28;
 /// Most walkable spans in one column of a tile's compact heightfield (§7, L10): neighbour
@@ -58,6 +62,7 @@ pub const DETAIL_FLIPS_PER_TRIANGLE: usize = 4;
 pub(crate) struct Caps {
     pub tiles: u64,
     pub bin_entries: u64,
+    pub window_cells: u64,
     pub spans_per_tile: u64,
     pub spans_per_column: u64,
     pub regions: u64,
@@ -74,6 +79,7 @@ impl Caps {
     pub const DEFAULT: Caps = Caps {
         tiles: MAX_TILES,
         bin_entries: MAX_BIN_ENTRIES,
+        window_cells: MAX_WINDOW_CELLS,
         spans_per_tile: MAX_SPANS_PER_TILE,
         spans_per_column: MAX_SPANS_PER_COLUMN as u64,
         regions: MAX_REGIONS,

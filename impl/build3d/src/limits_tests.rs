@@ -52,6 +52,23 @@ fn l7_tile_cells_and_tiles() {
 }
 
 #[test]
+fn l20_window_cells() {
+    // Tile cells of (8 + 2·4)² = 256 window cells each.
+    let cells = Plan::new(&world(), &settings()).unwrap().tile_cells().len() as u64;
+    let caps = Caps {
+        window_cells: cells * 256 - 1,
+        ..Caps::DEFAULT
+    };
+    assert_eq!(limit_with(caps), (LimitKind::WindowCells, cells * 256 - 1));
+    let caps = Caps {
+        window_cells: cells * 256,
+        ..Caps::DEFAULT
+    };
+    let plan = Plan::with_caps(&world(), &settings(), caps).unwrap();
+    assert!(build_plan(&plan).is_ok());
+}
+
+#[test]
 fn l9_spans_per_tile() {
     let caps = Caps {
         spans_per_tile: 10,

@@ -7,7 +7,8 @@
 //! i ∈ [c·T, c·T + T − 1], j ∈ [r·T, r·T + T − 1] and rasterizes B more on every side
 //! (T = tile size, B = border).
 //!
-//! Limits: L5 (span height), L6 (grid cells), L7 (tile cells), L8 (bin entries).
+//! Limits: L5 (span height), L6 (grid cells), L7 (tile cells), L8 (bin entries), L20 (window
+//! cells).
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::geometry::Geometry;
@@ -216,5 +217,13 @@ fn bin(
         }
     }
     check(None, None, LimitKind::Tiles, bins.len() as u64, caps.tiles)?;
+    let side = (ts + 2 * b) as u64;
+    check(
+        None,
+        None,
+        LimitKind::WindowCells,
+        bins.len() as u64 * side * side,
+        caps.window_cells,
+    )?;
     Ok(bins)
 }

@@ -50,6 +50,23 @@ impl Window {
     }
 }
 
+/// The columns x0 ≤ x < x1, z0 ≤ z < z1 of a window that can hold spans (all others are
+/// empty), so that stages walk only those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Occupied {
+    pub x0: usize,
+    pub z0: usize,
+    pub x1: usize,
+    pub z1: usize,
+}
+
+impl Occupied {
+    /// The column indices in row-major order (rows ascending, then x ascending).
+    pub(crate) fn cols(self, size: usize) -> impl DoubleEndedIterator<Item = usize> {
+        (self.z0..self.z1).flat_map(move |z| (self.x0..self.x1).map(move |x| z * size + x))
+    }
+}
+
 /// A solid span: cells `smin .. smax` of one column are solid; `smax` is its floor height.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Span {
@@ -62,6 +79,8 @@ pub(crate) struct Span {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Heightfield {
     pub win: Window,
+    /// A rectangle holding every non-empty column.
+    pub occ: Occupied,
     /// Column c holds spans `start[c] .. start[c + 1]`.
     pub start: Vec<u32>,
     pub spans: Vec<Span>,
@@ -219,6 +238,12 @@ pub(crate) fn rasterize(
     let mut raw: Vec<RawSpan> = Vec::new();
     let mut slab: Vec<[f64; 3]> = Vec::with_capacity(8);
     let mut acc = Columns::default();
+    let mut occ = Occupied {
+        x0: win.size,
+        z0: win.size,
+        x1: 0,
+        z1: 0,
+    };
     for &ti in list {
         let t = &tris[ti as usize];
         let (j0, j1) = cell_range(&t.p, 2);
@@ -263,6 +288,11 @@ pub(crate) fn rasterize(
                     smax,
                     area: t.area,
                 });
+                let (x, z) = ((i - win.x0) as usize, (j - win.z0) as usize);
+                occ.x0 = occ.x0.min(x);
+                occ.x1 = occ.x1.max(x + 1);
+                occ.z0 = occ.z0.min(z);
+                occ.z1 = occ.z1.max(z + 1);
             }
         }
         check(
@@ -273,17 +303,26 @@ pub(crate) fn rasterize(
             max_spans,
         )?;
     }
-    Ok(merge(raw, win, climb))
+    if raw.is_empty() {
+        occ = Occupied::default();
+    }
+    Ok(merge(raw, win, climb, occ))
 }
 
-/// The order-free merge of §5.3: raw spans bucketed by column, sorted by bottom within it.
-fn merge(raw: Vec<RawSpan>, win: Window, climb: u32) -> Heightfield {
-    let ncols = win.size * win.size;
-    let mut count = vec![0u32; ncols + 1];
+/// The order-free merge of §5.3: raw spans bucketed by column (within the occupied rectangle),
+/// sorted by bottom within it.
+fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
+    let (w, size) = (occ.x1 - occ.x0, win.size);
+    let rect = |col: u32| {
+        let (x, z) = (col as usize % size, col as usize / size);
+        (z - occ.z0) * w + (x - occ.x0)
+    };
+    let n = w * (occ.z1 - occ.z0);
+    let mut count = vec![0u32; n + 1];
     for s in &raw {
-        count[s.col as usize + 1] += 1;
+        count[rect(s.col) + 1] += 1;
     }
-    for c in 0..ncols {
+    for c in 0..n {
         count[c + 1] += count[c];
     }
     let mut fill = count.clone();
@@ -297,42 +336,56 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32) -> Heightfield {
         raw.len()
     ];
     for s in raw {
-        let f = &mut fill[s.col as usize];
+        let f = &mut fill[rect(s.col)];
         sorted[*f as usize] = s;
         *f += 1;
     }
-    let mut start = Vec::with_capacity(ncols + 1);
+    let mut start: Vec<u32> = Vec::with_capacity(size * size + 1);
     let mut spans = Vec::with_capacity(sorted.len());
-    for c in 0..ncols {
-        start.push(spans.len() as u32);
-        let col = &mut sorted[count[c] as usize..count[c + 1] as usize];
-        col.sort_unstable_by_key(|s| s.smin);
-        let mut i = 0;
-        while i < col.len() {
-            // One merged span: all raw spans reachable by overlap or touch.
-            let smin = col[i].smin;
-            let mut hi = col[i].smax;
-            let mut j = i + 1;
-            while j < col.len() && col[j].smin <= hi {
-                hi = hi.max(col[j].smax);
-                j += 1;
-            }
-            let area = col[i..j]
-                .iter()
-                .filter(|s| hi - s.smax <= climb)
-                .map(|s| s.area)
-                .max()
-                .unwrap_or(0);
-            spans.push(Span {
-                smin,
-                smax: hi,
-                area,
-            });
-            i = j;
+    for z in 0..size {
+        if z < occ.z0 || z >= occ.z1 {
+            start.resize(start.len() + size, spans.len() as u32);
+            continue;
         }
+        start.resize(start.len() + occ.x0, spans.len() as u32);
+        for x in occ.x0..occ.x1 {
+            start.push(spans.len() as u32);
+            let r = (z - occ.z0) * w + (x - occ.x0);
+            let col = &mut sorted[count[r] as usize..count[r + 1] as usize];
+            col.sort_unstable_by_key(|s| s.smin);
+            let mut i = 0;
+            while i < col.len() {
+                // One merged span: all raw spans reachable by overlap or touch.
+                let smin = col[i].smin;
+                let mut hi = col[i].smax;
+                let mut j = i + 1;
+                while j < col.len() && col[j].smin <= hi {
+                    hi = hi.max(col[j].smax);
+                    j += 1;
+                }
+                let area = col[i..j]
+                    .iter()
+                    .filter(|s| hi - s.smax <= climb)
+                    .map(|s| s.area)
+                    .max()
+                    .unwrap_or(0);
+                spans.push(Span {
+                    smin,
+                    smax: hi,
+                    area,
+                });
+                i = j;
+            }
+        }
+        start.resize(start.len() + (size - occ.x1), spans.len() as u32);
     }
     start.push(spans.len() as u32);
-    Heightfield { win, start, spans }
+    Heightfield {
+        win,
+        occ,
+        start,
+        spans,
+    }
 }
 
 #[cfg(test)]

@@ -113,7 +113,13 @@ fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
             area,
         })
         .collect();
-    merge(raw, win(1), climb).spans
+    let occ = Occupied {
+        x0: 0,
+        z0: 0,
+        x1: 1,
+        z1: 1,
+    };
+    merge(raw, win(1), climb, occ).spans
 }
 
 #[test]

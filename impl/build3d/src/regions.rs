@@ -74,7 +74,7 @@ pub(crate) fn regions(
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
     let mut reg = vec![0u32; n];
-    for col in 0..size * size {
+    for col in c.occ.cols(size) {
         if !c.win.interior(col % size, col / size) {
             for i in c.column(col) {
                 if c.area[i] != 0 {
@@ -87,9 +87,10 @@ pub(crate) fn regions(
     let mut sweep_of = vec![u32::MAX; n];
     let mut below_count: Vec<u32> = vec![0];
     let mut sweeps: Vec<(usize, Vec<usize>)> = Vec::new();
-    for z in b..size - b {
+    let (xs, xe) = (b.max(c.occ.x0), (size - b).min(c.occ.x1));
+    for z in b.max(c.occ.z0)..(size - b).min(c.occ.z1) {
         sweeps.clear();
-        for x in b..size - b {
+        for x in xs..xe {
             for i in c.column(z * size + x) {
                 if c.area[i] == 0 {
                     continue;

@@ -26,7 +26,14 @@ pub(crate) fn heightfield(
         all.extend_from_slice(c);
     }
     start.push(all.len() as u32);
+    let occ = crate::rasterize::Occupied {
+        x0: 0,
+        z0: 0,
+        x1: size,
+        z1: size,
+    };
     Heightfield {
+        occ,
         win: Window {
             x0: -(border as i64),
             z0: -(border as i64),

@@ -108,3 +108,56 @@ proptest! {
         }
     }
 }
+
+fn coordinate() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        -30.0..30.0f64,
+        prop::sample::select(vec![
+            0.0,
+            -0.0,
+            1e-300,
+            -1e-300,
+            5e-324,
+            1e15,
+            -1e15,
+            1e300,
+            -1e300,
+            f64::MAX,
+            f64::MIN
+        ]),
+        (-1e9..1e9f64),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+        ..ProptestConfig::default()
+    })]
+
+    /// Any finite coordinates and any valid settings give tiles or an error, never a panic.
+    #[test]
+    fn extreme_inputs_never_panic(
+        verts in prop::collection::vec((coordinate(), coordinate(), coordinate()), 3..9),
+        tris in prop::collection::vec((0usize..9, 0usize..9, 0usize..9, 0u8..64), 1..6),
+        cs in prop::sample::select(vec![1e-6, 0.3, 1e6]),
+        ts in prop::sample::select(vec![4u32, 1024]),
+    ) {
+        let v: Vec<f64> = verts.iter().flat_map(|&(x, y, z)| [x, y, z]).collect();
+        let n = verts.len();
+        let idx: Vec<u32> = tris.iter().flat_map(|&(a, b, c, _)| [(a % n) as u32, (b % n) as u32, (c % n) as u32]).collect();
+        let areas: Vec<u8> = tris.iter().map(|t| t.3).collect();
+        let g = Geometry::from_arrays(&v, &idx, &areas).unwrap();
+        let spec = SettingsSpec {
+            cell_size: cs,
+            cell_height: cs,
+            agent_radius: 0.0,
+            detail_sample_dist: 0.0,
+            tile_size: ts,
+            ..SettingsSpec::default()
+        };
+        if let Ok(s) = Settings::new(spec) {
+            let _ = build(&g, &s);
+        }
+    }
+}
