@@ -187,6 +187,7 @@ fn bin(
     b: i64,
     caps: &Caps,
 ) -> Result<Vec<(TileCell, Vec<u32>)>, BuildError> {
+    let side = (ts + 2 * b) as u64;
     let mut ranges = Vec::with_capacity(tris.len());
     let mut total: u64 = 0;
     for t in tris {
@@ -196,6 +197,14 @@ fn bin(
         let (r0, r1) = (floor_div(z0 - b, ts), floor_div(z1 + b, ts));
         let n = (c1 - c0 + 1) as u64 * (r1 - r0 + 1) as u64;
         check(None, None, LimitKind::Tiles, n, caps.tiles)?;
+        // One triangle's tile cells are distinct: their windows alone must fit L20.
+        check(
+            None,
+            None,
+            LimitKind::WindowCells,
+            n * side * side,
+            caps.window_cells,
+        )?;
         total += n;
         check(None, None, LimitKind::BinEntries, total, caps.bin_entries)?;
         ranges.push((c0, c1, r0, r1));
@@ -217,7 +226,6 @@ fn bin(
         }
     }
     check(None, None, LimitKind::Tiles, bins.len() as u64, caps.tiles)?;
-    let side = (ts + 2 * b) as u64;
     check(
         None,
         None,
