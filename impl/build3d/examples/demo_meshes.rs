@@ -7,7 +7,6 @@
 
 use std::time::Instant;
 
-use onav::TiledNavMesh;
 use onav_build3d::{build, Geometry, Settings, SettingsSpec};
 use sha2::Digest as _;
 
@@ -74,12 +73,9 @@ fn main() {
                 }
             }
             let (_, built) = first.expect("at least one run");
-            let mut mesh = TiledNavMesh::new(built.params);
-            for t in &built.tiles {
-                if let Err(e) = mesh.add_tile(t.clone()) {
-                    eprintln!("{name} {label}: add_tile: {e}");
-                    std::process::exit(1);
-                }
+            if let Err(e) = built.to_mesh() {
+                eprintln!("{name} {label}: add_tile: {e}");
+                std::process::exit(1);
             }
             let s = built.stats;
             let mut h = sha2::Sha256::new();

@@ -13,8 +13,8 @@ use crate::geometry::Geometry;
 use crate::layers::layers;
 use crate::marks::{apply, AreaMark};
 use crate::output::{
-    cell_bounds, poly_area2_xz, write_tile, FormatError, LayerMesh, MeshParams, NavTile, PolyOut,
-    Vec3,
+    cell_bounds, mesh_of, poly_area2_xz, write_tile, FormatError, LayerMesh, MeshError, MeshParams,
+    NavTile, PolyOut, TiledNavMesh, Vec3,
 };
 use crate::plan::Plan;
 use crate::polymesh::polymesh;
@@ -72,6 +72,14 @@ pub struct BuiltMesh {
     pub tiles: Vec<NavTile>,
     /// Counts.
     pub stats: BuildStats,
+}
+
+impl BuiltMesh {
+    /// A `TiledNavMesh` with these parameters holding the tiles, tile i in slot i (stitched;
+    /// its landing budgets hold, since the builder writes no off-mesh links).
+    pub fn to_mesh(&self) -> Result<TiledNavMesh, MeshError> {
+        mesh_of(self.params, &self.tiles)
+    }
 }
 
 impl Plan {

@@ -6,13 +6,24 @@
 pub use onav::bytes::{Reader, Writer};
 pub use onav::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient, point_in_convex_xz};
 pub use onav::geom::{poly_area2_xz, Vec3};
-pub use onav::{FormatError, FormatReason, MeshParams, NavTile, SettingsDigest};
+pub use onav::{
+    FormatError, FormatReason, MeshError, MeshParams, NavTile, SettingsDigest, TiledNavMesh,
+};
 
 use onav::{AgentSizes, DetailMesh, Edge, PolyIndex, Polygon, RawTile, Side, TilePos};
 
 /// Relative tolerance of the detail-coverage rule T17.3 (`spec/navmesh-format.md`: the binary64
 /// nearest to 10⁻⁹). The builder checks each detail mesh with exactly the reader's formula.
 pub const DETAIL_AREA_TOLERANCE: f64 = 1e-9;
+
+/// A mesh holding `tiles` (added in order, so tile i takes slot i).
+pub fn mesh_of(params: MeshParams, tiles: &[NavTile]) -> Result<TiledNavMesh, MeshError> {
+    let mut m = TiledNavMesh::new(params);
+    for t in tiles {
+        m.add_tile(t.clone())?;
+    }
+    Ok(m)
+}
 
 /// SHA-256 of bytes as a settings digest.
 pub fn digest_of(bytes: &[u8]) -> SettingsDigest {

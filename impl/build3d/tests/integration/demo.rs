@@ -25,14 +25,6 @@ fn built(name: &str, spec: SettingsSpec) -> BuiltMesh {
     build(&demo_mesh(name), &Settings::new(spec).unwrap()).unwrap()
 }
 
-fn mesh_of(b: &BuiltMesh) -> TiledNavMesh {
-    let mut m = TiledNavMesh::new(b.params);
-    for t in &b.tiles {
-        m.add_tile(t.clone()).unwrap();
-    }
-    m
-}
-
 fn centroid(t: &NavTile, p: u32) -> [f64; 3] {
     let vs: Vec<[f64; 3]> = t.poly_vertices(PolyIndex(p)).unwrap().collect();
     let n = vs.len() as f64;
@@ -95,7 +87,7 @@ fn every_tile_is_valid_and_the_mesh_answers() {
             sorted.sort();
             sorted.dedup();
             assert_eq!(pos, sorted, "{name} {label}");
-            let m = mesh_of(&b);
+            let m = b.to_mesh().unwrap();
             assert_eq!(m.tile_count(), b.tiles.len());
             let polys: usize = m.tiles().map(|(_, t)| t.ground_poly_count() as usize).sum();
             assert_eq!(b.stats.polygons, polys);
