@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use onav::{
-    NavMeshQuery, NavMeshSnapshot, NavTile, PathStatus, PolyIndex, PolyRef, QueryFilter,
+    LinkKind, NavMeshQuery, NavMeshSnapshot, NavTile, PathStatus, PolyIndex, PolyRef, QueryFilter,
     SnapshotMode, TileLibrary, TiledNavMesh,
 };
 use onav_build3d::{build, BuiltMesh, Settings, SettingsSpec};
@@ -114,6 +114,20 @@ fn every_tile_is_valid_and_the_mesh_answers() {
 
             // The two polygons farthest apart on x in the largest link component are joined
             // by a complete path.
+            // Links: internal and across tile borders (the portals stitched).
+            let (mut internal, mut portal) = (0usize, 0usize);
+            for (r, t) in m.tiles() {
+                for p in 0..t.ground_poly_count() {
+                    for l in m.links(r.poly(PolyIndex(p))).unwrap() {
+                        match l.kind {
+                            LinkKind::Internal { .. } => internal += 1,
+                            LinkKind::Portal { .. } => portal += 1,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            assert!(portal > 0 && internal > 0);
             let comp = components(&m);
             let mut sizes = BTreeMap::new();
             for c in comp.values() {
@@ -140,8 +154,8 @@ fn every_tile_is_valid_and_the_mesh_answers() {
             let tiles: BTreeSet<_> = path.corridor.iter().map(|r| r.tile()).collect();
             assert!(tiles.len() >= 3, "{name} {label}: a far path crosses tiles");
             eprintln!(
-                "{name} {label}: {} tiles, {} polygons, largest component {size} polygons, \
-                 path of {} polygons over {} tiles",
+                "{name} {label}: {} tiles, {} polygons, {internal} internal and {portal} portal \
+                 links, largest component {size} polygons, path of {} polygons over {} tiles",
                 b.tiles.len(),
                 b.stats.polygons,
                 path.corridor.len(),
