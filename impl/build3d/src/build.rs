@@ -3,6 +3,8 @@
 //! erodes and runs every later stage, writing one tile per layer. `build` does both for every
 //! tile cell, in parallel as an ordered map (rayon), and collects the tiles in tile order, so the
 //! bytes do not depend on the thread count.
+//!
+//! Limits: L7 (tiles of a build), L16 and L17 (detail vertices and triangles per tile-layer).
 
 use rayon::prelude::*;
 
