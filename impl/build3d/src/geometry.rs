@@ -5,6 +5,8 @@
 //! vertex comes first (its winding kept), −0.0 becomes +0.0, and the triangles are sorted. Face
 //! order, the rotation of a face's vertices and the split into objects therefore cannot reach
 //! the output, and the geometry digest (§2.3) names exactly this canonical form.
+//!
+//! Limits: L1 (triangles).
 
 use std::cmp::Ordering;
 

@@ -11,6 +11,8 @@
 //!   triangle gets area [`crate::geometry::WALKABLE_AREA`].
 //!
 //! Any malformed line is an [`ObjError`] with its 1-based line number; nothing panics.
+//!
+//! Limits: L1 (triangles), L2 (vertices).
 
 use crate::error::{ObjError, ObjReason};
 use crate::geometry::{Geometry, Triangle, WALKABLE_AREA};

@@ -5,6 +5,9 @@
 //!
 //! Units: cell size, cell height, agent sizes, edge length, detail distance and error in world
 //! units (wu); slope in degrees; region areas in cells; edge error in cells; tile size in cells.
+//!
+//! Limits: L3 (tile size), L4 (radius cells), L5 (agent height and climb cells), L18 (volumes),
+//! L19 (volume corners).
 
 use serde::{Deserialize, Serialize};
 
