@@ -11,7 +11,7 @@
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::filter::DIRS;
-use crate::rasterize::{Heightfield, Occupied, Window};
+use crate::rasterize::{column_starts, Heightfield, Occupied, Window};
 
 /// No link in that direction.
 pub(crate) const NO_LINK: u16 = u16::MAX;
@@ -84,46 +84,34 @@ pub(crate) fn compact(
     cell: TileCell,
     max_per_column: u64,
 ) -> Result<Compact, BuildError> {
-    let ncols = hf.start.len() - 1;
-    let mut start: Vec<u32> = Vec::with_capacity(ncols + 1);
     let (mut y, mut top, mut area, mut colv) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (occ, size) = (hf.occ, hf.win.size);
-    for z in 0..size {
-        if z < occ.z0 || z >= occ.z1 {
-            start.resize(start.len() + size, y.len() as u32);
-            continue;
-        }
-        start.resize(start.len() + occ.x0, y.len() as u32);
-        for col in z * size + occ.x0..z * size + occ.x1 {
-            start.push(y.len() as u32);
-            let range = hf.column(col);
-            let mut n = 0u64;
-            for i in range.clone() {
-                let s = hf.spans[i];
-                if s.area == 0 {
-                    continue;
-                }
-                n += 1;
-                y.push(s.smax);
-                top.push(if i + 1 < range.end {
-                    hf.spans[i + 1].smin
-                } else {
-                    OPEN_TOP
-                });
-                area.push(s.area);
-                colv.push(col as u32);
+    let start = column_starts(hf.win.size, hf.occ, |col| {
+        let range = hf.column(col);
+        let mut n = 0u64;
+        for i in range.clone() {
+            let s = hf.spans[i];
+            if s.area == 0 {
+                continue;
             }
-            check(
-                Some(cell),
-                None,
-                LimitKind::SpansPerColumn,
-                n,
-                max_per_column,
-            )?;
+            n += 1;
+            y.push(s.smax);
+            top.push(if i + 1 < range.end {
+                hf.spans[i + 1].smin
+            } else {
+                OPEN_TOP
+            });
+            area.push(s.area);
+            colv.push(col as u32);
         }
-        start.resize(start.len() + (size - occ.x1), y.len() as u32);
-    }
-    start.push(y.len() as u32);
+        check(
+            Some(cell),
+            None,
+            LimitKind::SpansPerColumn,
+            n,
+            max_per_column,
+        )?;
+        Ok(y.len() as u32)
+    })?;
     let mut c = Compact {
         win: hf.win,
         occ: hf.occ,

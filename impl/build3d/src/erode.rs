@@ -36,41 +36,41 @@ pub(crate) fn erode(c: &mut Compact, radius: u32) {
             *d = 0;
         }
     }
-    let relax = |dist: &mut [u16], i: usize, j: usize, w: u16| {
+    let size = c.win.size;
+    relax(c, &mut dist, c.occ.cols(size), [(NX, NZ), (NZ, PX)]);
+    relax(c, &mut dist, c.occ.cols(size).rev(), [(PX, PZ), (PZ, NX)]);
+    let threshold = (2 * radius).min(u32::from(u16::MAX)) as u16;
+    for (i, &d) in dist.iter().enumerate() {
+        if d < threshold {
+            c.area[i] = 0;
+        }
+    }
+}
+
+/// One pass of §9: for the columns in `order`, each span bottom-up, relaxes from each
+/// (straight, diagonal) pair: the straight link (+2) and that span's diagonal link (+3).
+fn relax(
+    c: &Compact,
+    dist: &mut [u16],
+    order: impl Iterator<Item = usize>,
+    pairs: [(usize, usize); 2],
+) {
+    let step = |dist: &mut [u16], i: usize, j: usize, w: u16| {
         let nd = dist[j].saturating_add(w);
         if nd < dist[i] {
             dist[i] = nd;
         }
     };
-    let size = c.win.size;
-    for col in c.occ.cols(size) {
+    for col in order {
         for i in c.column(col) {
-            for (straight, diag) in [(NX, NZ), (NZ, PX)] {
+            for (straight, diag) in pairs {
                 if let Some(a) = c.neighbour(i, straight) {
-                    relax(&mut dist, i, a, 2);
+                    step(dist, i, a, 2);
                     if let Some(b) = c.neighbour(a, diag) {
-                        relax(&mut dist, i, b, 3);
+                        step(dist, i, b, 3);
                     }
                 }
             }
-        }
-    }
-    for col in c.occ.cols(size).rev() {
-        for i in c.column(col) {
-            for (straight, diag) in [(PX, PZ), (PZ, NX)] {
-                if let Some(a) = c.neighbour(i, straight) {
-                    relax(&mut dist, i, a, 2);
-                    if let Some(b) = c.neighbour(a, diag) {
-                        relax(&mut dist, i, b, 3);
-                    }
-                }
-            }
-        }
-    }
-    let threshold = (2 * radius).min(u32::from(u16::MAX)) as u16;
-    for (i, &d) in dist.iter().enumerate() {
-        if d < threshold {
-            c.area[i] = 0;
         }
     }
 }

@@ -67,6 +67,32 @@ impl Occupied {
     }
 }
 
+/// Builds the column index `start` of a window of side `size` (column c holds items
+/// `start[c] .. start[c + 1]`) when only the columns of `occ` can hold any: `fill(col)` appends
+/// one column's items and returns the number of items so far.
+pub(crate) fn column_starts<E>(
+    size: usize,
+    occ: Occupied,
+    mut fill: impl FnMut(usize) -> Result<u32, E>,
+) -> Result<Vec<u32>, E> {
+    let mut start: Vec<u32> = Vec::with_capacity(size * size + 1);
+    let mut total = 0;
+    for z in 0..size {
+        if z < occ.z0 || z >= occ.z1 {
+            start.resize(start.len() + size, total);
+            continue;
+        }
+        start.resize(start.len() + occ.x0, total);
+        for col in z * size + occ.x0..z * size + occ.x1 {
+            start.push(total);
+            total = fill(col)?;
+        }
+        start.resize(start.len() + (size - occ.x1), total);
+    }
+    start.push(total);
+    Ok(start)
+}
+
 /// A solid span: cells `smin .. smax` of one column are solid; `smax` is its floor height.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Span {
@@ -340,46 +366,38 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
         sorted[*f as usize] = s;
         *f += 1;
     }
-    let mut start: Vec<u32> = Vec::with_capacity(size * size + 1);
     let mut spans = Vec::with_capacity(sorted.len());
-    for z in 0..size {
-        if z < occ.z0 || z >= occ.z1 {
-            start.resize(start.len() + size, spans.len() as u32);
-            continue;
-        }
-        start.resize(start.len() + occ.x0, spans.len() as u32);
-        for x in occ.x0..occ.x1 {
-            start.push(spans.len() as u32);
-            let r = (z - occ.z0) * w + (x - occ.x0);
-            let col = &mut sorted[count[r] as usize..count[r + 1] as usize];
-            col.sort_unstable_by_key(|s| s.smin);
-            let mut i = 0;
-            while i < col.len() {
-                // One merged span: all raw spans reachable by overlap or touch.
-                let smin = col[i].smin;
-                let mut hi = col[i].smax;
-                let mut j = i + 1;
-                while j < col.len() && col[j].smin <= hi {
-                    hi = hi.max(col[j].smax);
-                    j += 1;
-                }
-                let area = col[i..j]
-                    .iter()
-                    .filter(|s| hi - s.smax <= climb)
-                    .map(|s| s.area)
-                    .max()
-                    .unwrap_or(0);
-                spans.push(Span {
-                    smin,
-                    smax: hi,
-                    area,
-                });
-                i = j;
+    let start = column_starts(size, occ, |c| {
+        let (x, z) = (c % size, c / size);
+        let r = (z - occ.z0) * w + (x - occ.x0);
+        let col = &mut sorted[count[r] as usize..count[r + 1] as usize];
+        col.sort_unstable_by_key(|s| s.smin);
+        let mut i = 0;
+        while i < col.len() {
+            // One merged span: all raw spans reachable by overlap or touch.
+            let smin = col[i].smin;
+            let mut hi = col[i].smax;
+            let mut j = i + 1;
+            while j < col.len() && col[j].smin <= hi {
+                hi = hi.max(col[j].smax);
+                j += 1;
             }
+            let area = col[i..j]
+                .iter()
+                .filter(|s| hi - s.smax <= climb)
+                .map(|s| s.area)
+                .max()
+                .unwrap_or(0);
+            spans.push(Span {
+                smin,
+                smax: hi,
+                area,
+            });
+            i = j;
         }
-        start.resize(start.len() + (size - occ.x1), spans.len() as u32);
-    }
-    start.push(spans.len() as u32);
+        Ok::<u32, std::convert::Infallible>(spans.len() as u32)
+    });
+    let Ok(start) = start;
     Heightfield {
         win,
         occ,
