@@ -693,7 +693,7 @@ impl Exec<'_> {
             | Step::Raycast(q) => {
                 let refs = &self.env.refs;
                 let args = q
-                    .args(&|r| crate::query::resolve_ref(r, &|n| refs.get(n).copied()))
+                    .args(&|r| crate::scenario::refs::resolve_ref(r, &|n| refs.get(n).copied()))
                     .map_err(|e| Stop(Status::Error, e))?;
                 let mesh = mesh()?;
                 let req = match step {
@@ -1042,13 +1042,13 @@ impl Exec<'_> {
         if let Some(q) = &e.query {
             let refs = &self.env.refs;
             let want = q
-                .to_json(&|r| crate::query::resolve_ref(r, &|n| refs.get(n).copied()))
+                .to_json(&|r| crate::scenario::refs::resolve_ref(r, &|n| refs.get(n).copied()))
                 .map_err(|m| Stop(Status::Error, m))?;
             let compiled = q
-                .resolved(&|r| crate::query::resolve_ref(r, &|n| refs.get(n).copied()))
+                .resolved(&|r| crate::scenario::refs::resolve_ref(r, &|n| refs.get(n).copied()))
                 .map_err(|m| Stop(Status::Error, m))?;
             lowered["query"] = serde_json::to_value(compiled).unwrap_or(Value::Null);
-            if let Err(m) = crate::query::compare(&want, &fields) {
+            if let Err(m) = crate::scenario::query::compare(&want, &fields) {
                 return fail(format!("{key}: {m}"));
             }
         }

@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::protocol::wire;
 use crate::protocol::{Backend, BackendFailure, Reply, Request};
-use crate::wire;
 
 /// How a mutant misbehaves.
 #[derive(Debug, Clone, PartialEq, Eq)]

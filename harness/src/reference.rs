@@ -1,6 +1,6 @@
 //! `Reference`: the in-process onav implementation of [`Backend`], and what `onav testee` serves.
 //! Mesh handles are JSON numbers indexing a list of meshes (a dropped mesh leaves a hole; handles
-//! are never reused). Arguments are decoded and errors mapped to replies by [`crate::wire`], so
+//! are never reused). Arguments are decoded and errors mapped to replies by [`crate::protocol::wire`], so
 //! the replies are exactly those of `spec/conformance.md §6`. Beyond it, `get_poly` also
 //! answers the polygon's stitched `links`, and the four queries take the `args` objects of
 //! `spec/conformance.md` ("Queries").
@@ -12,11 +12,11 @@ use onav::{
     read_mesh, write_mesh, LinkEnd, LinkKind, NavMeshSnapshot, PolyRef, Side, TileRef, TiledNavMesh,
 };
 
+use crate::protocol::query::{self, Args};
+use crate::protocol::wire;
 use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
-use crate::query::{self, Args};
-use crate::wire;
 
-pub use crate::wire::b64;
+pub use crate::protocol::wire::b64;
 
 /// Base64 text to bytes (standard alphabet, padded).
 pub fn unb64(text: &str) -> Result<Vec<u8>, String> {

@@ -6,9 +6,9 @@
 use std::time::{Duration, Instant};
 
 use onav::{SnapshotMode, TiledNavMesh, WorldSpec};
+use onav_harness::protocol::wire::{b64, unb64};
 use onav_harness::protocol::{Backend, BackendFailure, Reply, Request};
 use onav_harness::testee_client::{quote_word, testee_backend, TesteeBackend};
-use onav_harness::wire::{b64, unb64};
 use serde_json::Value;
 
 const TIMEOUT: Duration = Duration::from_secs(20);

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use onav::{FormatError, MeshError, MeshParams, NavTile, RestoreError, SnapshotMode, TileLibrary};
 use serde_json::Value;
 
-use crate::protocol::{ref_from_hex, ref_to_hex, Reply};
+use super::{ref_from_hex, ref_to_hex, Reply};
 
 /// The base64 alphabet of the protocol: RFC 4648 standard alphabet, with padding.
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
