@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::exec::{first_difference, Status};
+use crate::exec::Status;
+use crate::files::diff::first_difference;
 use crate::golden::{self, Entry, Manifest, Store};
 use crate::report::{self, Format, Summary};
 use crate::suite::{self, CaseResult, Target};
@@ -63,7 +64,7 @@ pub fn run(root: &Path, o: &RunOptions) -> i32 {
     let threads = suite::thread_counts(o.threads.as_deref());
     let mut testee_box;
     let (target, name) = match &o.testee {
-        Some(cmd) => match crate::testee_client::testee_backend(cmd) {
+        Some(cmd) => match crate::testee::client::testee_backend(cmd) {
             Ok(b) => {
                 testee_box = b;
                 (Target::Testee(testee_box.as_mut()), format!("testee {cmd}"))
@@ -520,7 +521,7 @@ pub fn compile(root: &Path, out: &Path) -> i32 {
             let run = crate::exec::run_scenario_with(
                 &c.id,
                 &c.scenario,
-                &mut crate::reference::Reference::new(),
+                &mut crate::testee::reference::Reference::new(),
                 &c.dir,
                 true,
             );

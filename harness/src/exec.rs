@@ -8,19 +8,20 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use sha2::Digest;
 
 use onav::generator::WorldSpec;
 use onav::params::{Grid, MeshParams};
 use onav::{AgentSizes, NavTile, RawTile, TilePos};
 
-use crate::decode::decode;
-use crate::patch;
+use crate::files::decode::decode;
+use crate::files::diff::first_difference;
+use crate::files::patch;
+use crate::hex::{hex, sha256_hex};
 use crate::protocol::{ref_from_hex, ref_to_hex, Backend, BackendFailure, Reply, Request};
-use crate::reference::{b64, unb64};
 use crate::scenario::{
     parse_hex, Expect, OutcomeKind, RawEdit, RefSpec, Scenario, StateExpect, Step, WorldStep,
 };
+use crate::testee::reference::{b64, unb64};
 
 /// How a case ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -171,47 +172,6 @@ struct Exec<'a> {
     files: std::path::PathBuf,
     /// Record a failed expectation and carry on (to lower every step of a failing case).
     keep_going: bool,
-}
-
-/// The first structural difference between two byte strings, for messages.
-pub fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let Some(at) = a
-        .iter()
-        .zip(b)
-        .position(|(x, y)| x != y)
-        .or((a.len() != b.len()).then(|| a.len().min(b.len())))
-    else {
-        return "identical".into();
-    };
-    let (da, db) = (decode(a), decode(b));
-    let fa = da
-        .fields
-        .iter()
-        .find(|f| f.offset <= at as u64 && (at as u64) < f.offset + f.size);
-    let fb = db
-        .fields
-        .iter()
-        .find(|f| f.offset <= at as u64 && (at as u64) < f.offset + f.size);
-    match (fa, fb) {
-        (Some(x), Some(y)) if x.path == y.path => {
-            format!(
-                "first difference at byte {at}, {}: {} vs {}",
-                x.path, x.value, y.value
-            )
-        }
-        (Some(x), _) => format!("first difference at byte {at}, in {} ({})", x.path, x.value),
-        (None, Some(y)) => format!("first difference at byte {at}, in {} ({})", y.path, y.value),
-        (None, None) => format!(
-            "first difference at byte {at} (lengths {} and {})",
-            a.len(),
-            b.len()
-        ),
-    }
-}
-
-/// The SHA-256 of bytes as 64 lowercase hex digits.
-pub fn sha256_hex(b: &[u8]) -> String {
-    onav::params::hex(&sha2::Sha256::digest(b))
 }
 
 /// Builds a `WorldSpec` from a `world` step (unset fields from `like`, else the defaults).
@@ -425,7 +385,7 @@ impl Exec<'_> {
             ));
         }
         let get = |p: &str| match d.field(p).map(|f| &f.value) {
-            Some(crate::decode::Value::U(v)) => Some(*v),
+            Some(crate::files::decode::Value::U(v)) => Some(*v),
             _ => None,
         };
         let slots = get("slots.slot_count").unwrap_or(0);
@@ -654,8 +614,7 @@ impl Exec<'_> {
                     (None, None) => return harness("new_mesh without world or params"),
                 };
                 if let Some(last) = self.run.lowered.last_mut() {
-                    *last =
-                        json!({"new_mesh": {"name": n.name, "params": onav::params::hex(&bytes)}});
+                    *last = json!({"new_mesh": {"name": n.name, "params": hex(&bytes)}});
                 }
                 let o = self.traced(&Request::NewMesh {
                     params: b64(&bytes),
@@ -943,7 +902,7 @@ impl Exec<'_> {
                         return fail(format!("{key}: {path} is {}, expected {text}", f.value));
                     }
                     let range = f.offset as usize..(f.offset + f.size) as usize;
-                    at.push(json!({"field": path, "offset": f.offset, "hex": onav::params::hex(&out[range])}));
+                    at.push(json!({"field": path, "offset": f.offset, "hex": hex(&out[range])}));
                 }
                 if let Some(o) = lowered.as_object_mut() {
                     o.remove("fields");
@@ -1191,8 +1150,8 @@ pub fn without_corruptions(s: &Scenario) -> Option<Scenario> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::Reference;
     use crate::scenario::load_str;
+    use crate::testee::reference::Reference;
 
     fn run(id: &str, text: &str) -> CaseRun {
         let c = load_str(id, text).unwrap();
@@ -1261,20 +1220,5 @@ steps:
             assert_eq!(r.status(), Status::Fail, "{from}");
             assert!(r.message().contains(want), "{}", r.message());
         }
-    }
-
-    #[test]
-    fn first_difference_names_the_field() {
-        let w = WorldSpec {
-            columns: 1,
-            rows: 1,
-            ..WorldSpec::default()
-        };
-        let mut m = onav::TiledNavMesh::new(w.params(2));
-        let a = m.snapshot(onav::SnapshotMode::Full);
-        m.add_tile(w.tiles().remove(0)).unwrap();
-        let b = m.snapshot(onav::SnapshotMode::Full);
-        assert!(first_difference(&a, &b).contains("section[0].length"));
-        assert_eq!(first_difference(&a, &a), "identical");
     }
 }

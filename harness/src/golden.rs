@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use onav::{NavMeshSnapshot, NavTile, SnapshotMode, TileLibrary};
 
-use crate::decode::{decode, FileKind};
-use crate::exec::{first_difference, sha256_hex};
+use crate::files::decode::{decode, FileKind};
+use crate::files::diff::first_difference;
+use crate::hex::sha256_hex;
 
 /// One manifest line's values.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -247,7 +248,7 @@ pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<String, String> {
                 .iter()
                 .filter(|f| f.path.starts_with("slot[") && f.path.ends_with("].kind"))
                 .filter_map(|f| match f.value {
-                    crate::decode::Value::U(k) if k != 0 => Some(k),
+                    crate::files::decode::Value::U(k) if k != 0 => Some(k),
                     _ => None,
                 })
                 .collect();

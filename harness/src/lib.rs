@@ -2,19 +2,14 @@
 #![forbid(unsafe_code)]
 
 pub mod commands;
-pub mod decode;
-pub mod diff;
 pub mod exec;
+pub mod files;
 pub mod fuzzing;
 pub mod glob;
 pub mod golden;
-pub mod inspect;
-pub mod mutants;
-pub mod patch;
+pub mod hex;
 pub mod protocol;
-pub mod reference;
 pub mod report;
 pub mod scenario;
 pub mod suite;
-pub mod testee_client;
-pub mod testee_server;
+pub mod testee;

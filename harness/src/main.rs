@@ -6,10 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use onav_harness::commands::{self, RunOptions};
-use onav_harness::mutants::{Mutant, MutantKind};
-use onav_harness::reference::Reference;
+use onav_harness::files::{diff, inspect};
 use onav_harness::report::Format;
-use onav_harness::{diff, inspect, testee_server};
+use onav_harness::testee::mutants::{Mutant, MutantKind};
+use onav_harness::testee::reference::Reference;
+use onav_harness::testee::server as testee_server;
 
 #[derive(Parser)]
 #[command(

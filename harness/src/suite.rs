@@ -12,8 +12,8 @@ use rayon::prelude::*;
 use crate::exec::{hello, run_scenario_in, CaseRun, Status};
 use crate::golden::{self, Manifest, Store};
 use crate::protocol::Backend;
-use crate::reference::Reference;
 use crate::scenario::{self, Case, LoadError, Step};
+use crate::testee::reference::Reference;
 
 /// The repository root: `--root`, else the current directory if it has `scenarios/`, else the
 /// workspace this binary was built from.

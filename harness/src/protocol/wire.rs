@@ -242,7 +242,7 @@ mod tests {
             Reply::Rejected { class, field, offset, .. }
                 if class == "fingerprint" && field == "params.settings_digest" && offset == Some(40)));
         // The tile's digest really is at offset 40.
-        let d = crate::decode::decode(&other.tiles()[0].to_bytes());
+        let d = crate::files::decode::decode(&other.tiles()[0].to_bytes());
         assert_eq!(
             d.field("params.settings_digest").unwrap().offset,
             TILE_DIGEST_OFFSET

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use onav_harness::commands;
 use onav_harness::exec::{run_scenario_in, without_corruptions, Status};
 use onav_harness::golden::{Manifest, Store};
-use onav_harness::reference::Reference;
 use onav_harness::scenario::{self, Class, Step};
 use onav_harness::suite::{self, Target};
+use onav_harness::testee::reference::Reference;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

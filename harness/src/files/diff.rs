@@ -1,7 +1,7 @@
 //! `onav diff A B`: the first structural difference between two files — a field path (slot,
 //! tile, edit, field) with both values — rather than a byte offset.
 //!
-//! Both files are decoded ([`crate::decode`]) and compared field by field, in order, by path and
+//! Both files are decoded ([`crate::files::decode`]) and compared field by field, in order, by path and
 //! value (floats bitwise). Lengths that only follow from contents (`section[i].length`,
 //! `slot[i].tile_length`, `tile[i].length`) are compared last: a differing length is reported
 //! only when no content field differs, and is otherwise mentioned beside the content difference
@@ -10,8 +10,8 @@
 
 use std::fmt::Write as _;
 
-use crate::decode::{decode, Decoded, Field, FileKind, Value};
-use crate::inspect::{describe, kind_name};
+use crate::files::decode::{decode, Decoded, Field, FileKind, Value};
+use crate::files::inspect::{describe, kind_name};
 
 /// True for fields whose value follows from the contents after them.
 fn is_length(path: &str) -> bool {
@@ -125,6 +125,42 @@ pub fn diff(a: &[u8], b: &[u8]) -> String {
                 stop_note(&da)
             )
         }
+    }
+}
+
+/// The first structural difference between two byte strings, for messages.
+pub fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let Some(at) = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .or((a.len() != b.len()).then(|| a.len().min(b.len())))
+    else {
+        return "identical".into();
+    };
+    let (da, db) = (decode(a), decode(b));
+    let fa = da
+        .fields
+        .iter()
+        .find(|f| f.offset <= at as u64 && (at as u64) < f.offset + f.size);
+    let fb = db
+        .fields
+        .iter()
+        .find(|f| f.offset <= at as u64 && (at as u64) < f.offset + f.size);
+    match (fa, fb) {
+        (Some(x), Some(y)) if x.path == y.path => {
+            format!(
+                "first difference at byte {at}, {}: {} vs {}",
+                x.path, x.value, y.value
+            )
+        }
+        (Some(x), _) => format!("first difference at byte {at}, in {} ({})", x.path, x.value),
+        (None, Some(y)) => format!("first difference at byte {at}, in {} ({})", y.path, y.value),
+        (None, None) => format!(
+            "first difference at byte {at} (lengths {} and {})",
+            a.len(),
+            b.len()
+        ),
     }
 }
 
@@ -272,5 +308,20 @@ mod tests {
         assert!(out.starts_with("different kinds of file"), "{out}");
         let out = diff(b"garbage", b"garbagE");
         assert!(out.contains("byte 6"), "{out}");
+    }
+
+    #[test]
+    fn first_difference_names_the_field() {
+        let w = WorldSpec {
+            columns: 1,
+            rows: 1,
+            ..WorldSpec::default()
+        };
+        let mut m = onav::TiledNavMesh::new(w.params(2));
+        let a = m.snapshot(onav::SnapshotMode::Full);
+        m.add_tile(w.tiles().remove(0)).unwrap();
+        let b = m.snapshot(onav::SnapshotMode::Full);
+        assert!(first_difference(&a, &b).contains("section[0].length"));
+        assert_eq!(first_difference(&a, &a), "identical");
     }
 }

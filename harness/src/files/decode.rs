@@ -53,7 +53,7 @@ impl fmt::Display for Value {
             Value::Bytes(b) if b.iter().all(|c| c.is_ascii_graphic()) && b.len() <= 8 => {
                 write!(f, "\"{}\"", String::from_utf8_lossy(b))
             }
-            Value::Bytes(b) => f.write_str(&onav::params::hex(b)),
+            Value::Bytes(b) => f.write_str(&crate::hex::hex(b)),
         }
     }
 }

@@ -172,7 +172,7 @@ impl<B: Backend> Backend for Mutant<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::Reference;
+    use crate::testee::reference::Reference;
 
     #[test]
     fn names_parse() {

@@ -1,7 +1,7 @@
 //! `onav inspect FILE`: an annotated decode of a tile, mesh file or snapshot — one line per field
 //! with its offset, size, spec field path and value — followed by onav's verdict on the bytes.
 //!
-//! The decode ([`crate::decode`]) follows the layout only, as far as the bytes allow; onav's own
+//! The decode ([`crate::files::decode`]) follows the layout only, as far as the bytes allow; onav's own
 //! validation (`NavTile::from_bytes`, `read_mesh`, `NavMeshSnapshot::restore`) then runs on the
 //! same bytes, and its error is printed right under the field it names, with its offset. A
 //! Referenced snapshot restores only against a library holding the tiles it names: a content id
@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use onav::{read_mesh, FormatReason, NavMeshSnapshot, NavTile, RestoreError, TileLibrary};
 
-use crate::decode::{decode, Decoded, Field, FileKind, Value};
+use crate::files::decode::{decode, Decoded, Field, FileKind, Value};
 
 /// The name of a kind of file, for people.
 pub fn kind_name(kind: FileKind) -> &'static str {
@@ -150,7 +150,7 @@ pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
             if head.is_empty() {
                 "(none)".to_owned()
             } else {
-                onav::params::hex(head)
+                crate::hex::hex(head)
             }
         );
         let _ = writeln!(out, "result: not a tile, mesh file or snapshot");
@@ -348,7 +348,7 @@ mod tests {
                 }
                 let out = inspect(&g, &lib);
                 assert!(out.contains("\nresult: "), "{out}");
-                let d = crate::diff::diff(f, &g);
+                let d = crate::files::diff::diff(f, &g);
                 assert!(
                     d.starts_with("first difference")
                         || d.starts_with("different kinds")

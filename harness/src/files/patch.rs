@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use crate::decode::{decode, Field, Value};
+use crate::files::decode::{decode, Field, Value};
+use crate::hex::hex;
 use crate::scenario::{parse_exact, parse_hex, parse_int, PatchEdit, SetEdit, SpliceEdit};
 
 /// A byte-level edit: what every patch edit lowers to.
@@ -75,10 +76,6 @@ impl LowEdit {
         }
         Ok(())
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    onav::params::hex(b)
 }
 
 fn find(bytes: &[u8], path: &str) -> Result<Field, String> {
