@@ -518,12 +518,14 @@ pub fn compile(root: &Path, out: &Path) -> i32 {
         .cases
         .iter()
         .map(|c| {
-            let run = crate::exec::run_scenario_with(
+            let run = crate::exec::run(
                 &c.id,
                 &c.scenario,
                 &mut crate::testee::reference::Reference::new(),
-                &c.dir,
-                true,
+                &crate::exec::Options {
+                    files: c.dir.clone(),
+                    keep_going: true,
+                },
             );
             CaseResult {
                 id: c.id.clone(),

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::exec::{hello, run_scenario_in, CaseRun, Status};
+use crate::exec::{hello, run_scenario, CaseRun, Status};
 use crate::golden::{self, Manifest, Store};
 use crate::protocol::Backend;
 use crate::scenario::{self, Case, LoadError, Step};
@@ -165,7 +165,7 @@ pub fn declared_goldens(c: &Case) -> Vec<String> {
 
 fn run_guarded(c: &Case, backend: &mut dyn Backend) -> CaseRun {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_scenario_in(&c.id, &c.scenario, backend, &c.dir)
+        run_scenario(&c.id, &c.scenario, backend, &c.dir)
     })) {
         Ok(r) => r,
         Err(p) => {

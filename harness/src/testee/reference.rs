@@ -16,16 +16,6 @@ use crate::protocol::query::{self, Args};
 use crate::protocol::wire;
 use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
 
-pub use crate::protocol::wire::b64;
-
-/// Base64 text to bytes (standard alphabet, padded).
-pub fn unb64(text: &str) -> Result<Vec<u8>, String> {
-    wire::unb64("bytes", text).map_err(|r| match r {
-        Reply::Error { message } => message,
-        other => format!("{other:?}"),
-    })
-}
-
 /// The in-process reference backend.
 #[derive(Debug, Default)]
 pub struct Reference {
@@ -389,6 +379,7 @@ impl Backend for Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::wire::b64;
     use onav::{TilePos, WorldSpec};
 
     fn ok_field(r: &Reply, k: &str) -> Value {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use onav_harness::commands;
-use onav_harness::exec::{run_scenario_in, without_corruptions, Status};
+use onav_harness::exec::{run_scenario, without_corruptions, Status};
 use onav_harness::golden::{Manifest, Store};
 use onav_harness::scenario::{self, Class, Step};
 use onav_harness::suite::{self, Target};
@@ -87,7 +87,7 @@ fn every_reject_case_with_a_patch_fails_without_it() {
             continue;
         }
         let stripped = without_corruptions(&c.scenario).expect("has a patch");
-        let r = run_scenario_in(&c.id, &stripped, &mut Reference::new(), &c.dir);
+        let r = run_scenario(&c.id, &stripped, &mut Reference::new(), &c.dir);
         checked += 1;
         if r.status() != Status::Fail || !r.message().contains("accepted; expected a rejection") {
             wrong.push(format!("{} [{}]: {}", c.id, r.status().name(), r.message()));
@@ -277,6 +277,6 @@ fn the_example_of_the_conformance_spec_loads_and_passes() {
         .expect("a yaml example");
     let id = "snapshot/n_generation-zero";
     let c = scenario::load_str(id, yaml).unwrap();
-    let r = run_scenario_in(id, &c.scenario, &mut Reference::new(), Path::new("."));
+    let r = run_scenario(id, &c.scenario, &mut Reference::new(), Path::new("."));
     assert_eq!(r.status(), Status::Pass, "{}", r.message());
 }

@@ -1,0 +1,198 @@
+//! Local steps (`spec/conformance.md` §1.3): worlds, generated tiles, inline and file bytes, raw
+//! tile edits and patches. The runner computes them; they are always accepted, and every byte
+//! string they make is kept for the compiled suite.
+
+use std::collections::BTreeMap;
+
+use onav::generator::WorldSpec;
+use onav::{AgentSizes, NavTile, RawTile, TilePos};
+
+use super::{harness, Done, Exec, Stop, R};
+use crate::exec::Status;
+use crate::files::patch;
+use crate::scenario::{parse_hex, RawEdit, Step, WorldStep};
+
+impl Exec<'_> {
+    /// Runs a local step.
+    pub(super) fn local(&mut self, step: &Step) -> R<Done> {
+        match step {
+            Step::World(w) => {
+                let like = match &w.like {
+                    Some(l) => Some(self.env.world(l)?.clone()),
+                    None => None,
+                };
+                let spec = world_of(w, like.as_ref());
+                self.env.worlds.insert(w.name.clone(), spec);
+                Ok(Done::local(None))
+            }
+            Step::Tile(t) => {
+                let w = self.env.world(&t.world)?;
+                let b = w
+                    .raw_tile(TilePos {
+                        column: t.at.0,
+                        row: t.at.1,
+                        layer: t.at.2,
+                    })
+                    .to_bytes();
+                self.blob(&t.name, &b);
+                Ok(Done::local(Some(b)))
+            }
+            Step::Tiles(t) => {
+                let w = self.env.world(&t.world)?.clone();
+                let pos = w.positions();
+                if pos.len() != t.names.len() {
+                    return harness(format!(
+                        "world {} has {} tiles; {} names given",
+                        t.world,
+                        pos.len(),
+                        t.names.len()
+                    ));
+                }
+                for (p, n) in pos.into_iter().zip(&t.names) {
+                    let b = w.raw_tile(p).to_bytes();
+                    self.blob(n, &b);
+                }
+                Ok(Done::local(None))
+            }
+            Step::Bytes(b) => {
+                let v = match (&b.hex, &b.file) {
+                    (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e))?,
+                    (None, Some(f)) => {
+                        let p = self.opts.files.join(f);
+                        match std::fs::read(&p) {
+                            Ok(v) => v,
+                            Err(e) => return harness(format!("{}: {e}", p.display())),
+                        }
+                    }
+                    (None, None) => return harness("bytes without hex or file"),
+                };
+                self.blob(&b.name, &v);
+                Ok(Done::local(Some(v)))
+            }
+            Step::RawTile(r) => {
+                let src = self.env.bytes(&r.from)?;
+                let tile = match NavTile::from_bytes(&src) {
+                    Ok(t) => t,
+                    Err(e) => return harness(format!("raw_tile needs a valid tile: {e}")),
+                };
+                let mut raw = RawTile::from_tile(&tile);
+                for e in &r.edits {
+                    raw_edit(&mut raw, e, &self.env.worlds)?;
+                }
+                let b = raw.to_bytes();
+                self.blob(&r.name, &b);
+                Ok(Done::local(Some(b)))
+            }
+            Step::Patch(p) => {
+                let src = self.env.bytes(&p.from)?;
+                let blobs = &self.env.bytes;
+                let (b, low) = patch::apply(&src, &p.edits, &|n| blobs.get(n).cloned())
+                    .map_err(|e| Stop(Status::Error, format!("patch {}: {e}", p.name)))?;
+                self.lower.patch(p, &low);
+                self.env.define_bytes(&p.name, b.clone());
+                Ok(Done::local(Some(b)))
+            }
+            other => harness(format!("{} is not a local step", other.key())),
+        }
+    }
+
+    /// Bytes the runner computed: named, and kept as a file of the compiled suite.
+    fn blob(&mut self, name: &str, b: &[u8]) {
+        self.lower.blob(name, b);
+        self.env.define_bytes(name, b.to_vec());
+    }
+}
+
+/// Builds a `WorldSpec` from a `world` step (unset fields from `like`, else the defaults).
+fn world_of(w: &WorldStep, like: Option<&WorldSpec>) -> WorldSpec {
+    let mut s = like.cloned().unwrap_or_default();
+    macro_rules! take {
+        ($($f:ident),*) => { $( if let Some(v) = w.$f { s.$f = v; } )* };
+    }
+    take!(
+        seed,
+        columns,
+        rows,
+        layers,
+        quads,
+        vary_density,
+        hole_chance,
+        links_per_tile,
+        area_kinds
+    );
+    if let Some(o) = w.origin {
+        s.origin = o.map(|x| x.0);
+    }
+    if let Some(v) = w.tile_size {
+        s.tile_size = v.0;
+    }
+    if let Some(v) = w.slope {
+        s.slope = v.map(|x| x.0);
+    }
+    if let Some(v) = w.bump {
+        s.bump = v.0;
+    }
+    if let Some(v) = w.layer_gap {
+        s.layer_gap = v.0;
+    }
+    if let Some(a) = w.agent {
+        s.agent = AgentSizes {
+            height: a.height.0,
+            radius: a.radius.0,
+            climb: a.climb.0,
+        };
+    }
+    s
+}
+
+fn raw_edit(t: &mut RawTile, e: &RawEdit, worlds: &BTreeMap<String, WorldSpec>) -> R<()> {
+    match e {
+        RawEdit::SetVertex { index, value } => match t.vertices.get_mut(*index as usize) {
+            Some(v) => *v = value.map(|x| x.0),
+            None => return harness(format!("raw_tile: no vertex {index}")),
+        },
+        RawEdit::SetArea { poly, value } => match t.areas.get_mut(*poly as usize) {
+            Some(a) => *a = *value,
+            None => return harness(format!("raw_tile: no polygon {poly}")),
+        },
+        RawEdit::SetFlags { poly, value } => match t.flags.get_mut(*poly as usize) {
+            Some(f) => *f = *value,
+            None => return harness(format!("raw_tile: no polygon {poly}")),
+        },
+        RawEdit::AddLink {
+            start,
+            end,
+            radius,
+            bidirectional,
+            user_id,
+        } => t.push_link(
+            start.map(|x| x.0),
+            end.map(|x| x.0),
+            radius.0,
+            if *bidirectional {
+                onav::LinkDirection::Bidirectional
+            } else {
+                onav::LinkDirection::OneWay
+            },
+            *user_id,
+        ),
+        RawEdit::ClearLinks => {
+            let g = t.polys.len();
+            t.links.clear();
+            t.areas.truncate(g);
+            t.flags.truncate(g);
+        }
+        RawEdit::DigestOf(w) => match worlds.get(w) {
+            Some(w) => t.digest = w.digest(),
+            None => return harness(format!("no world {w:?}")),
+        },
+        RawEdit::Agent(a) => {
+            t.agent = AgentSizes {
+                height: a.height.0,
+                radius: a.radius.0,
+                climb: a.climb.0,
+            }
+        }
+    }
+    Ok(())
+}
