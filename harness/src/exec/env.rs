@@ -9,8 +9,7 @@ use serde_json::Value;
 
 use super::{harness, Stop, R};
 use crate::exec::Status;
-use crate::protocol::ref_to_hex;
-use crate::scenario::RefSpec;
+use crate::scenario::refs::resolve_ref;
 
 /// The per-scenario environment of named values.
 #[derive(Debug, Default, Clone)]
@@ -49,11 +48,8 @@ impl Env {
 
     /// A reference spec as the wire writes it, `0x` and 16 hex digits.
     pub(super) fn reference(&self, spec: &str) -> R<String> {
-        let r = RefSpec::parse(spec).map_err(|e| Stop(Status::Error, e))?;
-        match r.resolve(|n| self.refs.get(n).copied()) {
-            Some(v) => Ok(ref_to_hex(v)),
-            None => harness(format!("reference {spec:?} names no stored tile reference")),
-        }
+        resolve_ref(spec, &|n| self.refs.get(n).copied())
+            .map_err(|e| Stop(Status::Error, e.to_string()))
     }
 
     pub(super) fn define_bytes(&mut self, n: &str, b: Vec<u8>) {

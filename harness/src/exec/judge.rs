@@ -257,7 +257,7 @@ impl Exec<'_> {
             let refs = &self.env.refs;
             let want = q
                 .to_json(&|r| resolve_ref(r, &|n| refs.get(n).copied()))
-                .map_err(|m| Stop(Status::Error, m))?;
+                .map_err(|m| Stop(Status::Error, m.to_string()))?;
             if let Err(m) = compare(&want, &fields) {
                 return fail(format!("{key}: {m}"));
             }

@@ -336,4 +336,53 @@ steps:
             assert!(r.message().contains(want), "{}", r.message());
         }
     }
+
+    /// A testee whose Full snapshots name a tile of generation 0: no polygon reference can name
+    /// its polygons, so its state cannot be observed, and the case fails saying so.
+    #[test]
+    fn a_snapshot_naming_impossible_references_fails_the_observation() {
+        struct ZeroGeneration(Reference);
+        impl Backend for ZeroGeneration {
+            fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure> {
+                let mut r = self.0.call(req)?;
+                if let (Request::Snapshot { .. }, Reply::Ok { fields }) = (req, &mut r) {
+                    let b = fields["bytes"].as_str().unwrap();
+                    let mut b = crate::protocol::wire::unb64("bytes", b).unwrap();
+                    let d = crate::files::decode::decode(&b);
+                    let at = d.field("slot[0].generation").unwrap().offset as usize;
+                    b[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
+                    fields.insert("bytes".into(), crate::protocol::wire::b64(&b).into());
+                }
+                Ok(r)
+            }
+        }
+        let text = "
+schema: 1
+id: navmesh/y_x
+title: t
+class: accept
+spec: [navmesh-format.md#r1]
+features: [navmesh, links]
+steps:
+  - world: {name: w, columns: 1, rows: 1, quads: 1}
+  - tile: {name: a, world: w, at: [0, 0, 0]}
+  - new_mesh: {name: m, world: w, slots: 1}
+  - add_tile: {mesh: m, tile: a}
+  - is_valid_ref: {mesh: m, poly: '1:0:0'}
+  - expect: {valid: true, state: unchanged}
+";
+        let c = load_str("navmesh/y_x", text).unwrap();
+        let r = run_scenario(
+            "navmesh/y_x",
+            &c.scenario,
+            &mut ZeroGeneration(Reference::new()),
+            Path::new("."),
+        );
+        assert_eq!(r.status(), Status::Fail, "{}", r.message());
+        assert_eq!(
+            r.message(),
+            "step 5 (is_valid_ref): the Full snapshot of m holds a tile in slot 0 (generation 0, 1 \
+             polygons) that no polygon reference can name"
+        );
+    }
 }

@@ -2,6 +2,8 @@
 //! and the stitched links of every polygon of every tile in it, polygons enumerated from the
 //! snapshot's own decode.
 
+use onav::limits::{MAX_POLYS, MAX_SLOTS};
+use onav::{Generation, PolyIndex, SlotIndex, TileRef};
 use serde_json::Value;
 
 use super::ops::reply_bytes;
@@ -71,9 +73,18 @@ impl Exec<'_> {
             let g = get(&format!("slot[{i}].generation")).unwrap_or(0);
             let n = get(&format!("slot[{i}].tile.polygon_count")).unwrap_or(0)
                 + get(&format!("slot[{i}].tile.link_count")).unwrap_or(0);
-            for p in 0..n {
-                refs.push(g << 40 | i << 20 | p);
-            }
+            let (Some(generation), Some(slot), true) = (
+                u32::try_from(g).ok().and_then(Generation::new),
+                u32::try_from(i).ok().filter(|&s| s <= MAX_SLOTS),
+                n <= u64::from(MAX_POLYS) + 1,
+            ) else {
+                return fail(format!(
+                    "the Full snapshot of {mesh} holds a tile in slot {i} (generation {g}, {n} \
+                     polygons) that no polygon reference can name"
+                ));
+            };
+            let tile = TileRef::new(generation, SlotIndex(slot));
+            refs.extend((0..n as u32).map(|p| tile.poly(PolyIndex(p)).raw()));
         }
         let mut links = Vec::with_capacity(refs.len());
         for r in refs {

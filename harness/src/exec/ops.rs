@@ -190,7 +190,7 @@ impl Exec<'_> {
                 let refs = &env.refs;
                 let args = q
                     .args(&|r| resolve_ref(r, &|n| refs.get(n).copied()))
-                    .map_err(|e| Stop(Status::Error, e))?;
+                    .map_err(|e| Stop(Status::Error, e.to_string()))?;
                 let mesh = mesh()?;
                 match step {
                     Step::FindNearestPoly(_) => Request::FindNearestPoly { mesh, args },

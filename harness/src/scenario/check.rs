@@ -48,7 +48,7 @@ impl Scope {
         }
     }
     fn want_ref(&self, spec: &str) -> Result<(), String> {
-        match RefSpec::parse(spec)? {
+        match RefSpec::parse(spec).map_err(|e| e.to_string())? {
             RefSpec::Named { name, .. } => self.want(&name, Kind::Ref),
             _ => Ok(()),
         }

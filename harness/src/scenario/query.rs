@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::numbers::Exact;
+use super::refs::RefError;
 use crate::protocol::query::Op;
 
 /// The default node-pool size of a query step.
@@ -115,7 +116,10 @@ impl QueryStep {
     }
 
     /// The wire `args`, references resolved by `resolve`.
-    pub fn args(&self, resolve: &dyn Fn(&str) -> Result<String, String>) -> Result<Value, String> {
+    pub fn args(
+        &self,
+        resolve: &dyn Fn(&str) -> Result<String, RefError>,
+    ) -> Result<Value, RefError> {
         let p = |v: &[Exact; 3]| json!([v[0].0, v[1].0, v[2].0]);
         let mut o = Map::new();
         o.insert(
@@ -231,9 +235,9 @@ impl QueryExpect {
     /// The same expectation with every reference resolved to `"0x…"` (the compiled form).
     pub fn resolved(
         &self,
-        resolve: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<Self, String> {
-        let list = |v: &Option<Vec<String>>| -> Result<Option<Vec<String>>, String> {
+        resolve: &dyn Fn(&str) -> Result<String, RefError>,
+    ) -> Result<Self, RefError> {
+        let list = |v: &Option<Vec<String>>| -> Result<Option<Vec<String>>, RefError> {
             v.as_ref()
                 .map(|v| v.iter().map(|r| resolve(r)).collect())
                 .transpose()
@@ -253,10 +257,10 @@ impl QueryExpect {
     /// The expected reply fields as JSON, references resolved.
     pub fn to_json(
         &self,
-        resolve: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<Map<String, Value>, String> {
+        resolve: &dyn Fn(&str) -> Result<String, RefError>,
+    ) -> Result<Map<String, Value>, RefError> {
         let p = |v: &[Exact; 3]| json!([v[0].0, v[1].0, v[2].0]);
-        let refs = |v: &[String]| -> Result<Value, String> {
+        let refs = |v: &[String]| -> Result<Value, RefError> {
             Ok(json!(v
                 .iter()
                 .map(|r| resolve(r))

@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 
 use onav::query::{NavMeshQuery, QueryError, QueryFilter, StraightPathOptions};
 use onav::{
-    read_mesh, write_mesh, LinkEnd, LinkKind, NavMeshSnapshot, PolyRef, Side, TileRef, TiledNavMesh,
+    read_mesh, write_mesh, Generation, LinkEnd, LinkKind, NavMeshSnapshot, PolyIndex, PolyRef,
+    Side, SlotIndex, TileRef, TiledNavMesh,
 };
 
 use crate::protocol::query::{self, Args};
@@ -315,7 +316,7 @@ impl Reference {
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|_| {
                         query_rejected(&QueryError::InvalidRef {
-                            poly: PolyRef::from_raw(1 << 40).expect("valid shape"),
+                            poly: PolyRef::new(Generation::FIRST, SlotIndex(0), PolyIndex(0)),
                             what: "corridor",
                         })
                     })?;
