@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod commands;
+pub mod error;
 pub mod exec;
 pub mod files;
 pub mod fuzzing;

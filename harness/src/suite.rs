@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::exec::{hello, run_scenario, CaseRun, Status};
-use crate::golden::{self, Manifest, Store};
+use crate::golden::{self, GoldenProblem, Manifest, ManifestError, Store};
 use crate::protocol::Backend;
-use crate::scenario::{self, Case, LoadError, Step};
+use crate::scenario::{self, Case, LoadError, LoadReason, Step};
 use crate::testee::reference::Reference;
 
 /// The repository root: `--root`, else the current directory if it has `scenarios/`, else the
@@ -56,10 +56,7 @@ pub fn load(root: &Path, paths: &[PathBuf], filter: Option<&str>) -> Suite {
             match scenario::find_files(t) {
                 Ok(f) => f,
                 Err(e) => {
-                    load_errors.push(LoadError {
-                        path: t.display().to_string(),
-                        message: e.to_string(),
-                    });
+                    load_errors.push(LoadError::new(t.display().to_string(), e));
                     continue;
                 }
             }
@@ -95,10 +92,10 @@ pub fn load(root: &Path, paths: &[PathBuf], filter: Option<&str>) -> Suite {
             });
             match bad {
                 Some(a) => {
-                    load_errors.push(LoadError {
-                        path: format!("scenarios/{}.yaml", c.id),
-                        message: format!("spec anchor {a} names no rule or section of spec/"),
-                    });
+                    load_errors.push(LoadError::new(
+                        format!("scenarios/{}.yaml", c.id),
+                        LoadReason::UnknownAnchor { anchor: a.clone() },
+                    ));
                     false
                 }
                 None => true,
@@ -114,6 +111,27 @@ pub fn load(root: &Path, paths: &[PathBuf], filter: Option<&str>) -> Suite {
         load_errors,
         full: paths.is_empty() && filter.is_none(),
     }
+}
+
+/// Why the cases could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The in-process reference did not answer `hello`.
+    #[error("{message}")]
+    Hello {
+        /// How the handshake ended.
+        status: Status,
+        /// What it said.
+        message: String,
+    },
+    /// A thread pool of this many threads could not be built.
+    #[error("a pool of {threads} threads: {source}")]
+    ThreadPool {
+        /// Thread count.
+        threads: usize,
+        /// Why.
+        source: rayon::ThreadPoolBuildError,
+    },
 }
 
 /// Which implementation answers.
@@ -223,17 +241,18 @@ pub fn run_cases(
     threads: &[usize],
     target: Target<'_>,
     progress: bool,
-) -> Result<Vec<CaseResult>, String> {
+) -> Result<Vec<CaseResult>, RunError> {
     match target {
         Target::Reference => {
-            hello(&mut Reference::new()).map_err(|e| e.1)?;
+            hello(&mut Reference::new())
+                .map_err(|(status, message)| RunError::Hello { status, message })?;
             let p = Progress::new(cases.len() * threads.len(), progress);
             let mut per_thread: Vec<Vec<CaseRun>> = Vec::new();
             for &t in threads {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(t)
                     .build()
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|source| RunError::ThreadPool { threads: t, source })?;
                 let runs: Vec<CaseRun> = pool.install(|| {
                     cases
                         .par_iter()
@@ -333,7 +352,7 @@ pub fn check_goldens(
     cases: &[Case],
     results: &mut [CaseResult],
     full: bool,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<GoldenProblem>, ManifestError> {
     let store = Store::at(root);
     let manifest = Manifest::read(&store.manifest_path())?;
     for (c, r) in cases.iter().zip(results.iter_mut()) {
@@ -341,7 +360,7 @@ pub fn check_goldens(
         if r.status != Status::Pass {
             continue;
         }
-        let problems: Vec<String> = r
+        let problems: Vec<GoldenProblem> = r
             .run
             .goldens
             .iter()
@@ -354,7 +373,7 @@ pub fn check_goldens(
             r.message = if problems.len() > 1 {
                 format!("{p} (and {} more)", problems.len() - 1)
             } else {
-                p.clone()
+                p.to_string()
             };
         } else if r.run.goldens.len() != declared.len() {
             r.status = Status::Fail;
@@ -377,8 +396,29 @@ pub struct Expected {
     pub status: Status,
 }
 
+/// A failure list line that is not `case-glob<TAB>status`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FailureListError {
+    /// No tab.
+    #[error("line {line}: expected case-glob<TAB>status")]
+    Fields {
+        /// The line, from 1.
+        line: usize,
+    },
+    /// A status that is not one a case can end with, or `pass`.
+    #[error(
+        "line {line}: status {status:?} is not one of fail, unsupported, error, crash, timeout"
+    )]
+    Status {
+        /// The line, from 1.
+        line: usize,
+        /// The status as written.
+        status: String,
+    },
+}
+
 /// Parses a failure list: `case-glob<TAB>status` lines; `#` comments and blank lines ignored.
-pub fn parse_failure_list(text: &str) -> Result<Vec<Expected>, String> {
+pub fn parse_failure_list(text: &str) -> Result<Vec<Expected>, FailureListError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim_end();
@@ -386,15 +426,13 @@ pub fn parse_failure_list(text: &str) -> Result<Vec<Expected>, String> {
             continue;
         }
         let Some((glob, status)) = line.split_once('\t') else {
-            return Err(format!("line {}: expected case-glob<TAB>status", i + 1));
+            return Err(FailureListError::Fields { line: i + 1 });
         };
         let status = Status::from_name(status.trim())
             .filter(|s| *s != Status::Pass)
-            .ok_or_else(|| {
-                format!(
-                    "line {}: status {status:?} is not one of fail, unsupported, error, crash, timeout",
-                    i + 1
-                )
+            .ok_or_else(|| FailureListError::Status {
+                line: i + 1,
+                status: status.to_owned(),
             })?;
         out.push(Expected {
             glob: glob.trim().to_owned(),
@@ -454,8 +492,17 @@ mod tests {
         let list =
             parse_failure_list("# ports\nsnapshot/*\tunsupported\ntile/n_x\tfail\n").unwrap();
         assert_eq!(list.len(), 2);
-        assert!(parse_failure_list("a\tpass\n").is_err());
-        assert!(parse_failure_list("a fail\n").is_err());
+        assert_eq!(
+            parse_failure_list("a\tpass\n"),
+            Err(FailureListError::Status {
+                line: 1,
+                status: "pass".into()
+            })
+        );
+        assert_eq!(
+            parse_failure_list("# c\na fail\n"),
+            Err(FailureListError::Fields { line: 2 })
+        );
         let mk = |id: &str, status| CaseResult {
             id: id.into(),
             area: String::new(),

@@ -146,7 +146,7 @@ impl Exec<'_> {
             }
         }
         for b in e.bytes_at.iter().flatten() {
-            let want = parse_hex(&b.hex).map_err(|m| Stop(Status::Error, m))?;
+            let want = parse_hex(&b.hex).map_err(|m| Stop(Status::Error, m.to_string()))?;
             let at = b.offset as usize;
             if out.get(at..at + want.len()) != Some(&want[..]) {
                 let name = b.field.as_deref().unwrap_or("bytes");
@@ -159,7 +159,8 @@ impl Exec<'_> {
                 let Some(f) = d.field(path) else {
                     return fail(format!("{key}: the output has no field {path}"));
                 };
-                let ok = patch::field_equals(f, out, text).map_err(|m| Stop(Status::Error, m))?;
+                let ok = patch::field_equals(f, out, text)
+                    .map_err(|m| Stop(Status::Error, m.to_string()))?;
                 if !ok {
                     return fail(format!("{key}: {path} is {}, expected {text}", f.value));
                 }

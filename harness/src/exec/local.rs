@@ -56,7 +56,7 @@ impl Exec<'_> {
             }
             Step::Bytes(b) => {
                 let v = match (&b.hex, &b.file) {
-                    (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e))?,
+                    (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e.to_string()))?,
                     (None, Some(f)) => {
                         let p = self.opts.files.join(f);
                         match std::fs::read(&p) {

@@ -125,7 +125,7 @@ impl Exec<'_> {
             return harness(format!("{} is not new_mesh", step.key()));
         };
         let bytes = match (&n.params, &n.world) {
-            (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e))?,
+            (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e.to_string()))?,
             (None, Some(wn)) => {
                 let w = self.env.world(wn)?.clone();
                 let digest = match &n.digest_of {

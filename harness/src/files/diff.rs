@@ -8,8 +8,6 @@
 //! that causes it. A path present in only one file (one ends, or its decode stops early) is a
 //! difference too, and so are trailing bytes.
 
-use std::fmt::Write as _;
-
 use crate::files::decode::{decode, Decoded, Field, FileKind, Value};
 use crate::files::inspect::{describe, kind_name};
 
@@ -37,31 +35,185 @@ fn stop_note(d: &Decoded) -> String {
     }
 }
 
-/// The first structural difference between `a` and `b`, or `identical`.
-pub fn diff(a: &[u8], b: &[u8]) -> String {
+/// A length field that differs only because the contents after it do: A's and B's.
+pub type LengthPair = Option<(Field, Field)>;
+
+/// The first structural difference between two files.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Difference {
+    /// The same bytes.
+    Identical,
+    /// Files of two kinds (one at least not an onav file).
+    Kinds {
+        /// A's kind.
+        a: FileKind,
+        /// B's kind.
+        b: FileKind,
+    },
+    /// Two files that are not onav files, differing at this byte.
+    Bytes {
+        /// The first differing byte (or the shorter length).
+        at: usize,
+    },
+    /// A field with different values.
+    Value {
+        /// A's field.
+        a: Field,
+        /// B's field.
+        b: Field,
+        /// A differing length before it.
+        length: LengthPair,
+    },
+    /// Different fields at the same place in the two decodes.
+    Structure {
+        /// Which field, from 0.
+        index: usize,
+        /// A's field.
+        a: Field,
+        /// B's field.
+        b: Field,
+        /// A differing length before it.
+        length: LengthPair,
+    },
+    /// A field only A has; where B's decode ended.
+    OnlyInA {
+        /// A's field.
+        a: Field,
+        /// How B's decode ended.
+        b_end: String,
+        /// A differing length before it.
+        length: LengthPair,
+    },
+    /// A field only B has; where A's decode ended.
+    OnlyInB {
+        /// How A's decode ended.
+        a_end: String,
+        /// B's field.
+        b: Field,
+        /// A differing length before it.
+        length: LengthPair,
+    },
+    /// Only a length differs.
+    Length {
+        /// A's field.
+        a: Field,
+        /// B's field.
+        b: Field,
+    },
+    /// Every field agrees; the decodes end differently.
+    AfterLastField {
+        /// How A's decode ended.
+        a_end: String,
+        /// How B's decode ended.
+        b_end: String,
+    },
+    /// Every field agrees and the decodes end alike; the bytes beyond them differ.
+    Undecoded {
+        /// The first differing byte.
+        at: usize,
+        /// How the decodes ended.
+        end: String,
+    },
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let also = |f: &mut std::fmt::Formatter<'_>, length: &LengthPair| match length {
+            Some((x, y)) => writeln!(
+                f,
+                "  (so {} differs too: A {}, B {})",
+                x.path, x.value, y.value
+            ),
+            None => Ok(()),
+        };
+        match self {
+            Difference::Identical => writeln!(f, "identical"),
+            Difference::Kinds { a, b } => writeln!(
+                f,
+                "different kinds of file: A is {}, B is {}",
+                kind_name(*a),
+                kind_name(*b)
+            ),
+            Difference::Bytes { at } => writeln!(
+                f,
+                "neither file is an onav file; their bytes differ first at byte {at}"
+            ),
+            Difference::Value { a, b, length } => {
+                writeln!(f, "first difference: {}", a.path)?;
+                writeln!(f, "  A: {}", show(a))?;
+                writeln!(f, "  B: {}", show(b))?;
+                also(f, length)
+            }
+            Difference::Structure {
+                index,
+                a,
+                b,
+                length,
+            } => {
+                writeln!(f, "first difference: the structure, at field {index}")?;
+                writeln!(f, "  A: {} = {}", a.path, show(a))?;
+                writeln!(f, "  B: {} = {}", b.path, show(b))?;
+                also(f, length)
+            }
+            Difference::OnlyInA { a, b_end, length } => {
+                writeln!(f, "first difference: {} is only in A", a.path)?;
+                writeln!(f, "  A: {}", show(a))?;
+                writeln!(f, "  B: {b_end}")?;
+                also(f, length)
+            }
+            Difference::OnlyInB { a_end, b, length } => {
+                writeln!(f, "first difference: {} is only in B", b.path)?;
+                writeln!(f, "  A: {a_end}")?;
+                writeln!(f, "  B: {}", show(b))?;
+                also(f, length)
+            }
+            Difference::Length { a, b } => {
+                writeln!(f, "first difference: {}", a.path)?;
+                writeln!(f, "  A: {}", show(a))?;
+                writeln!(f, "  B: {}", show(b))
+            }
+            Difference::AfterLastField { a_end, b_end } => writeln!(
+                f,
+                "first difference: after the last field\n  A: {a_end}\n  B: {b_end}"
+            ),
+            Difference::Undecoded { at, end } => writeln!(
+                f,
+                "every field is equal; the undecoded bytes differ first at byte {at} ({end})"
+            ),
+        }
+    }
+}
+
+/// The first byte at which `a` and `b` differ (or the shorter length).
+fn first_byte(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
+/// The first structural difference between `a` and `b`.
+pub fn diff(a: &[u8], b: &[u8]) -> Difference {
     let (da, db) = (decode(a), decode(b));
     if da.kind == FileKind::Unknown || db.kind == FileKind::Unknown {
         if a == b {
-            return "identical\n".into();
+            return Difference::Identical;
         }
         if da.kind != db.kind {
-            return format!(
-                "different kinds of file: A is {}, B is {}\n",
-                kind_name(da.kind),
-                kind_name(db.kind)
-            );
+            return Difference::Kinds {
+                a: da.kind,
+                b: db.kind,
+            };
         }
-        let at = a.iter().zip(b).position(|(x, y)| x != y);
-        return format!(
-            "neither file is an onav file; their bytes differ first at byte {}\n",
-            at.unwrap_or(a.len().min(b.len()))
-        );
+        return Difference::Bytes {
+            at: first_byte(a, b),
+        };
     }
-    let mut length: Option<(&Field, &Field)> = None;
-    let mut out = String::new();
+    let mut length: LengthPair = None;
     let n = da.fields.len().max(db.fields.len());
     for i in 0..n {
-        match (da.fields.get(i), db.fields.get(i)) {
+        let (x, y) = (da.fields.get(i).cloned(), db.fields.get(i).cloned());
+        return match (x, y) {
             (Some(x), Some(y)) if x.path == y.path => {
                 if same(&x.value, &y.value) {
                     continue;
@@ -70,61 +222,41 @@ pub fn diff(a: &[u8], b: &[u8]) -> String {
                     length = length.or(Some((x, y)));
                     continue;
                 }
-                let _ = writeln!(out, "first difference: {}", x.path);
-                let _ = writeln!(out, "  A: {}", show(x));
-                let _ = writeln!(out, "  B: {}", show(y));
+                Difference::Value { a: x, b: y, length }
             }
-            (Some(x), Some(y)) => {
-                let _ = writeln!(out, "first difference: the structure, at field {i}");
-                let _ = writeln!(out, "  A: {} = {}", x.path, show(x));
-                let _ = writeln!(out, "  B: {} = {}", y.path, show(y));
-            }
-            (Some(x), None) => {
-                let _ = writeln!(out, "first difference: {} is only in A", x.path);
-                let _ = writeln!(out, "  A: {}", show(x));
-                let _ = writeln!(out, "  B: {}", stop_note(&db));
-            }
-            (None, Some(y)) => {
-                let _ = writeln!(out, "first difference: {} is only in B", y.path);
-                let _ = writeln!(out, "  A: {}", stop_note(&da));
-                let _ = writeln!(out, "  B: {}", show(y));
-            }
-            (None, None) => {}
-        }
-        if let Some((x, y)) = length {
-            let _ = writeln!(
-                out,
-                "  (so {} differs too: A {}, B {})",
-                x.path, x.value, y.value
-            );
-        }
-        return out;
+            (Some(x), Some(y)) => Difference::Structure {
+                index: i,
+                a: x,
+                b: y,
+                length,
+            },
+            (Some(x), None) => Difference::OnlyInA {
+                a: x,
+                b_end: stop_note(&db),
+                length,
+            },
+            (None, Some(y)) => Difference::OnlyInB {
+                a_end: stop_note(&da),
+                b: y,
+                length,
+            },
+            (None, None) => continue,
+        };
     }
     if let Some((x, y)) = length {
-        let _ = writeln!(out, "first difference: {}", x.path);
-        let _ = writeln!(out, "  A: {}", show(x));
-        let _ = writeln!(out, "  B: {}", show(y));
-        return out;
+        return Difference::Length { a: x, b: y };
     }
     // Every field agrees: compare where and why the decodes stopped, then the rest of the bytes.
     match (&da.stopped, &db.stopped) {
-        (None, None) if a == b => "identical\n".into(),
-        (sa, sb) if sa != sb => format!(
-            "first difference: after the last field\n  A: {}\n  B: {}\n",
-            stop_note(&da),
-            stop_note(&db)
-        ),
-        _ => {
-            let at = a
-                .iter()
-                .zip(b)
-                .position(|(x, y)| x != y)
-                .unwrap_or(a.len().min(b.len()));
-            format!(
-                "every field is equal; the undecoded bytes differ first at byte {at} ({})\n",
-                stop_note(&da)
-            )
-        }
+        (None, None) if a == b => Difference::Identical,
+        (sa, sb) if sa != sb => Difference::AfterLastField {
+            a_end: stop_note(&da),
+            b_end: stop_note(&db),
+        },
+        _ => Difference::Undecoded {
+            at: first_byte(a, b),
+            end: stop_note(&da),
+        },
     }
 }
 
@@ -193,6 +325,10 @@ mod tests {
         m.snapshot(SnapshotMode::Full)
     }
 
+    fn diff_text(a: &[u8], b: &[u8]) -> String {
+        diff(a, b).to_string()
+    }
+
     fn first_line(s: &str) -> &str {
         s.lines().next().unwrap()
     }
@@ -200,8 +336,8 @@ mod tests {
     #[test]
     fn identical_files() {
         let s = full(&mesh());
-        assert_eq!(diff(&s, &s), "identical\n");
-        assert_eq!(diff(b"xyz", b"xyz"), "identical\n");
+        assert_eq!(diff(&s, &s), Difference::Identical);
+        assert_eq!(diff(b"xyz", b"xyz"), Difference::Identical);
     }
 
     #[test]
@@ -215,7 +351,7 @@ mod tests {
         let mut c = a.clone();
         c.set_poly_area(p, (area + 2) % 64).unwrap();
         // One edit more: the count differs (the section length follows from it).
-        let out = diff(&full(&a), &full(&b));
+        let out = diff_text(&full(&a), &full(&b));
         assert_eq!(
             first_line(&out),
             "first difference: slot[1].edit_count",
@@ -225,7 +361,7 @@ mod tests {
         assert!(out.contains("  B: 1 at byte "));
         assert!(out.contains("(so section[0].length differs too"), "{out}");
         // The same edit with another value: the area itself.
-        let out = diff(&full(&b), &full(&c));
+        let out = diff_text(&full(&b), &full(&c));
         assert_eq!(
             first_line(&out),
             "first difference: slot[1].edit[0].area",
@@ -240,7 +376,7 @@ mod tests {
         let (r, t) = b.tiles().next().map(|(r, t)| (r, t.clone())).unwrap();
         b.remove_tile(r).unwrap();
         b.add_tile(t).unwrap();
-        let out = diff(&full(&a), &full(&b));
+        let out = diff_text(&full(&a), &full(&b));
         assert_eq!(
             first_line(&out),
             "first difference: slot[0].generation",
@@ -253,7 +389,7 @@ mod tests {
     #[test]
     fn a_slot_kind() {
         let a = mesh();
-        let out = diff(&full(&a), &a.snapshot(SnapshotMode::Referenced));
+        let out = diff_text(&full(&a), &a.snapshot(SnapshotMode::Referenced));
         assert_eq!(first_line(&out), "first difference: slot[0].kind", "{out}");
         assert!(out.contains("A: 1 (inline tile)"), "{out}");
         assert!(out.contains("B: 2 (referenced tile)"), "{out}");
@@ -264,7 +400,7 @@ mod tests {
     fn lengths() {
         let a = full(&mesh());
         // B is cut short: its section body no longer fits.
-        let out = diff(&a, &a[..a.len() - 10]);
+        let out = diff_text(&a, &a[..a.len() - 10]);
         assert_eq!(
             first_line(&out),
             "first difference: slots.slot_count is only in A",
@@ -277,7 +413,7 @@ mod tests {
         // B has a trailing byte.
         let mut b = a.clone();
         b.push(7);
-        let out = diff(&a, &b);
+        let out = diff_text(&a, &b);
         assert_eq!(
             first_line(&out),
             "first difference: after the last field",
@@ -291,7 +427,7 @@ mod tests {
         for t in w.tiles() {
             m.add_tile(t).unwrap();
         }
-        let out = diff(&a, &full(&m));
+        let out = diff_text(&a, &full(&m));
         assert_eq!(
             first_line(&out),
             "first difference: params.slot_count",
@@ -302,11 +438,11 @@ mod tests {
     #[test]
     fn kinds_of_file() {
         let m = mesh();
-        let out = diff(&full(&m), &onav::write_mesh(&m));
+        let out = diff_text(&full(&m), &onav::write_mesh(&m));
         assert_eq!(first_line(&out), "first difference: magic", "{out}");
-        let out = diff(&full(&m), b"garbage");
+        let out = diff_text(&full(&m), b"garbage");
         assert!(out.starts_with("different kinds of file"), "{out}");
-        let out = diff(b"garbage", b"garbagE");
+        let out = diff_text(b"garbage", b"garbagE");
         assert!(out.contains("byte 6"), "{out}");
     }
 

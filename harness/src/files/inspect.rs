@@ -207,31 +207,45 @@ pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
     out
 }
 
+/// Why a file cannot add tiles to a library.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    /// A tile onav rejects.
+    #[error("{0}")]
+    Tile(onav::FormatError),
+    /// A mesh file or snapshot onav rejects.
+    #[error("{0}")]
+    Restore(onav::RestoreError),
+    /// Not an onav file.
+    #[error("not a tile, mesh file or snapshot")]
+    NotOnav,
+}
+
 /// Adds the tiles of a file to a library: a tile, every tile of a mesh file (their current values
 /// become the as-built ones, as when reading it) or every tile of a Full snapshot (as built).
 /// Returns how many tiles the file held.
-pub fn add_to_library(library: &mut TileLibrary, bytes: &[u8]) -> Result<usize, String> {
+pub fn add_to_library(library: &mut TileLibrary, bytes: &[u8]) -> Result<usize, LibraryError> {
+    let add_all = |library: &mut TileLibrary, m: onav::TiledNavMesh| {
+        m.tiles().for_each(|(_, t)| {
+            library.add(t);
+        });
+        m.tile_count()
+    };
     match FileKind::of(bytes) {
         FileKind::Tile => {
-            let t = NavTile::from_bytes(bytes).map_err(|e| e.to_string())?;
+            let t = NavTile::from_bytes(bytes).map_err(LibraryError::Tile)?;
             library.add(&t);
             Ok(1)
         }
         FileKind::MeshFile => {
-            let m = read_mesh(bytes).map_err(|e| e.to_string())?;
-            m.tiles().for_each(|(_, t)| {
-                library.add(t);
-            });
-            Ok(m.tile_count())
+            let m = read_mesh(bytes).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
         }
         FileKind::Snapshot => {
-            let m = NavMeshSnapshot::restore(bytes, library).map_err(|e| e.to_string())?;
-            m.tiles().for_each(|(_, t)| {
-                library.add(t);
-            });
-            Ok(m.tile_count())
+            let m = NavMeshSnapshot::restore(bytes, library).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
         }
-        FileKind::Unknown => Err("not a tile, mesh file or snapshot".into()),
+        FileKind::Unknown => Err(LibraryError::NotOnav),
     }
 }
 
@@ -314,13 +328,16 @@ mod tests {
         assert!(out.contains("result: incomplete"));
         let mut lib = TileLibrary::new();
         assert_eq!(
-            add_to_library(&mut lib, &m.snapshot(SnapshotMode::Full)),
-            Ok(2)
+            add_to_library(&mut lib, &m.snapshot(SnapshotMode::Full)).unwrap(),
+            2
         );
         let out = inspect(&snap, &lib);
         assert!(out.contains("(in the library)"));
         assert!(out.contains("result: valid snapshot"), "{out}");
-        assert!(add_to_library(&mut lib, b"nope").is_err());
+        assert!(matches!(
+            add_to_library(&mut lib, b"nope"),
+            Err(LibraryError::NotOnav)
+        ));
     }
 
     /// Inspect and diff answer every corruption of every kind of file without panicking.
@@ -348,7 +365,7 @@ mod tests {
                 }
                 let out = inspect(&g, &lib);
                 assert!(out.contains("\nresult: "), "{out}");
-                let d = crate::files::diff::diff(f, &g);
+                let d = crate::files::diff::diff(f, &g).to_string();
                 assert!(
                     d.starts_with("first difference")
                         || d.starts_with("different kinds")

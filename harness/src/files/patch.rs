@@ -6,7 +6,167 @@ use serde::Serialize;
 
 use crate::files::decode::{decode, Field, Value};
 use crate::hex::hex;
+use crate::scenario::numbers::NumberError;
 use crate::scenario::{parse_exact, parse_hex, parse_int, PatchEdit, SetEdit, SpliceEdit};
+
+/// Why a patch edit cannot be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchError {
+    /// Edit `index` (1-based) failed.
+    #[error("edit {index}: {reason}")]
+    Edit {
+        /// Which edit, from 1.
+        index: usize,
+        /// Why.
+        reason: Box<PatchError>,
+    },
+    /// Hex or a number as the scenario format does not allow.
+    #[error(transparent)]
+    Number(#[from] NumberError),
+    /// A field path the decode of the bytes does not have.
+    #[error(
+        "no field {path:?} in the decode of these {length} bytes{}",
+        stopped.as_ref().map(|(at, why)| format!(" (the decode stopped at byte {at}: {why})")).unwrap_or_default()
+    )]
+    NoField {
+        /// The path.
+        path: String,
+        /// How many bytes were decoded.
+        length: usize,
+        /// Where and why the decode stopped early, if it did.
+        stopped: Option<(u64, String)>,
+    },
+    /// `set` at an offset past the end.
+    #[error("set at {offset}+{count} is past the end ({length})")]
+    SetPastEnd {
+        /// Offset.
+        offset: u64,
+        /// Bytes written.
+        count: usize,
+        /// Length of the bytes.
+        length: usize,
+    },
+    /// `splice` of a range past the end.
+    #[error("splice at {offset}+{remove} is past the end ({length})")]
+    SplicePastEnd {
+        /// Offset.
+        offset: u64,
+        /// Bytes removed.
+        remove: u64,
+        /// Length of the bytes.
+        length: usize,
+    },
+    /// `truncate` keeping more bytes than there are.
+    #[error("cannot keep {keep} of {length} bytes")]
+    CannotKeep {
+        /// Bytes to keep.
+        keep: u64,
+        /// Length of the bytes.
+        length: usize,
+    },
+    /// `truncate` dropping more bytes than there are.
+    #[error("cannot drop {drop} of {length} bytes")]
+    CannotDrop {
+        /// Bytes to drop.
+        drop: u64,
+        /// Length of the bytes.
+        length: u64,
+    },
+    /// An integer value too large or negative for its unsigned field.
+    #[error("{text} does not fit the {size}-byte field {path}")]
+    DoesNotFit {
+        /// The value as written.
+        text: String,
+        /// The field's size in bytes.
+        size: u64,
+        /// The field.
+        path: String,
+    },
+    /// An integer value outside i32 for a signed field.
+    #[error("{text} does not fit i32 {path}")]
+    DoesNotFitI32 {
+        /// The value as written.
+        text: String,
+        /// The field.
+        path: String,
+    },
+    /// Hex of the wrong length for a byte field.
+    #[error("{path} takes {size} bytes of hex, got {got}")]
+    HexLength {
+        /// The field.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// Bytes given.
+        got: usize,
+    },
+    /// Bytes named by `sha256_of` or `blob` that are not defined.
+    #[error("no bytes named {name:?}")]
+    NoBytes {
+        /// The name.
+        name: String,
+    },
+    /// `sha256_of` into a field that is not 32 bytes.
+    #[error("sha256_of needs a 32-byte field; {path} has {size}")]
+    NotADigest {
+        /// The field.
+        path: String,
+        /// Its size.
+        size: u64,
+    },
+    /// `add` to a field that is not an integer.
+    #[error("add needs an integer field; {path} is not")]
+    NotAnInteger {
+        /// The field.
+        path: String,
+    },
+    /// `splice` with `until` naming a field before the start.
+    #[error("{until} comes before {before}")]
+    UntilBeforeStart {
+        /// The `until` field.
+        until: String,
+        /// The `before` field.
+        before: String,
+    },
+    /// A length-prefixed blob above 4 GiB.
+    #[error("blob too long")]
+    BlobTooLong,
+    /// `flip` of a bit outside its field.
+    #[error("bit {bit} is outside the {size}-byte field")]
+    BitOutside {
+        /// The bit.
+        bit: u32,
+        /// The field's size.
+        size: u64,
+    },
+    /// `flip` at an offset past the end.
+    #[error("offset {offset} is past the end")]
+    OffsetPastEnd {
+        /// The offset.
+        offset: u64,
+    },
+    /// `copy` between fields of different sizes.
+    #[error("copy {from} ({from_size} bytes) onto {to} ({to_size} bytes)")]
+    CopySizes {
+        /// Source field.
+        from: String,
+        /// Its size.
+        from_size: u64,
+        /// Target field.
+        to: String,
+        /// Its size.
+        to_size: u64,
+    },
+    /// `fit_length` of a field that is not a u32.
+    #[error("fit_length needs a u32 length field; {path} is not")]
+    NotALength {
+        /// The field.
+        path: String,
+    },
+    /// `fit_length` of more than 4 GiB.
+    #[error("too long")]
+    TooLong,
+}
 
 /// A byte-level edit: what every patch edit lowers to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -39,61 +199,66 @@ pub enum LowEdit {
 
 impl LowEdit {
     /// Applies the edit.
-    pub fn apply(&self, b: &mut Vec<u8>) -> Result<(), String> {
-        let hexb = |h: &str| parse_hex(h);
+    pub fn apply(&self, b: &mut Vec<u8>) -> Result<(), PatchError> {
         match self {
             LowEdit::Set { offset, hex } => {
-                let v = hexb(hex)?;
-                let at = *offset as usize;
-                let end = at.checked_add(v.len()).filter(|&e| e <= b.len());
-                let end = end.ok_or_else(|| {
-                    format!("set at {at}+{} is past the end ({})", v.len(), b.len())
-                })?;
-                b[at..end].copy_from_slice(&v);
+                let v = parse_hex(hex)?;
+                let range = usize::try_from(*offset)
+                    .ok()
+                    .and_then(|at| Some(at..at.checked_add(v.len())?))
+                    .filter(|r| r.end <= b.len())
+                    .ok_or(PatchError::SetPastEnd {
+                        offset: *offset,
+                        count: v.len(),
+                        length: b.len(),
+                    })?;
+                b[range].copy_from_slice(&v);
             }
             LowEdit::Splice {
                 offset,
                 remove,
                 hex,
             } => {
-                let v = hexb(hex)?;
-                let at = *offset as usize;
-                let end = at
-                    .checked_add(*remove as usize)
-                    .filter(|&e| e <= b.len())
-                    .ok_or_else(|| {
-                        format!("splice at {at}+{remove} is past the end ({})", b.len())
+                let v = parse_hex(hex)?;
+                let range = usize::try_from(*offset)
+                    .ok()
+                    .zip(usize::try_from(*remove).ok())
+                    .and_then(|(at, n)| Some(at..at.checked_add(n)?))
+                    .filter(|r| r.end <= b.len())
+                    .ok_or(PatchError::SplicePastEnd {
+                        offset: *offset,
+                        remove: *remove,
+                        length: b.len(),
                     })?;
-                b.splice(at..end, v);
+                b.splice(range, v);
             }
             LowEdit::Truncate { keep } => {
-                if *keep as usize > b.len() {
-                    return Err(format!("cannot keep {keep} of {} bytes", b.len()));
-                }
-                b.truncate(*keep as usize);
+                let n = usize::try_from(*keep)
+                    .ok()
+                    .filter(|&n| n <= b.len())
+                    .ok_or(PatchError::CannotKeep {
+                        keep: *keep,
+                        length: b.len(),
+                    })?;
+                b.truncate(n);
             }
-            LowEdit::Append(hex) => b.extend(hexb(hex)?),
+            LowEdit::Append(hex) => b.extend(parse_hex(hex)?),
         }
         Ok(())
     }
 }
 
-fn find(bytes: &[u8], path: &str) -> Result<Field, String> {
+fn find(bytes: &[u8], path: &str) -> Result<Field, PatchError> {
     let d = decode(bytes);
-    d.field(path).cloned().ok_or_else(|| {
-        let stop = d
-            .stopped
-            .map(|(at, why)| format!(" (the decode stopped at byte {at}: {why})"))
-            .unwrap_or_default();
-        format!(
-            "no field {path:?} in the decode of these {} bytes{stop}",
-            bytes.len()
-        )
+    d.field(path).cloned().ok_or_else(|| PatchError::NoField {
+        path: path.to_owned(),
+        length: bytes.len(),
+        stopped: d.stopped.clone(),
     })
 }
 
 /// A float for a patch: exact decimal, `0x` + 16 hex digits of any bits, `nan`, `inf`, `-inf`.
-fn patch_float(text: &str) -> Result<f64, String> {
+fn patch_float(text: &str) -> Result<f64, PatchError> {
     let s = text.trim();
     match s {
         "nan" => return Ok(f64::from_bits(0x7ff8_0000_0000_0000)),
@@ -105,37 +270,50 @@ fn patch_float(text: &str) -> Result<f64, String> {
         if h.len() == 16 {
             return u64::from_str_radix(h, 16)
                 .map(f64::from_bits)
-                .map_err(|e| format!("{s:?}: {e}"));
+                .map_err(|reason| {
+                    NumberError::BadBits {
+                        text: s.to_owned(),
+                        reason,
+                    }
+                    .into()
+                });
         }
     }
-    parse_exact(s)
+    Ok(parse_exact(s)?)
 }
 
 /// The little-endian bytes of `text` read as a value of field `f`'s type.
-pub fn encode_value(f: &Field, text: &str) -> Result<Vec<u8>, String> {
+pub fn encode_value(f: &Field, text: &str) -> Result<Vec<u8>, PatchError> {
     let n = f.size as usize;
     match f.value {
         Value::U(_) => {
             let v = parse_int(text)?;
             if v < 0 || (n < 16 && v >> (8 * n) != 0) {
-                return Err(format!("{text} does not fit the {n}-byte field {}", f.path));
+                return Err(PatchError::DoesNotFit {
+                    text: text.to_owned(),
+                    size: f.size,
+                    path: f.path.clone(),
+                });
             }
             Ok((v as u128).to_le_bytes()[..n].to_vec())
         }
         Value::I(_) => {
             let v = parse_int(text)?;
-            let v = i32::try_from(v).map_err(|_| format!("{text} does not fit i32 {}", f.path))?;
+            let v = i32::try_from(v).map_err(|_| PatchError::DoesNotFitI32 {
+                text: text.to_owned(),
+                path: f.path.clone(),
+            })?;
             Ok(v.to_le_bytes().to_vec())
         }
         Value::F(_) => Ok(patch_float(text)?.to_le_bytes().to_vec()),
         Value::Bytes(_) => {
             let v = parse_hex(text)?;
             if v.len() != n {
-                return Err(format!(
-                    "{} takes {n} bytes of hex, got {}",
-                    f.path,
-                    v.len()
-                ));
+                return Err(PatchError::HexLength {
+                    path: f.path.clone(),
+                    size: f.size,
+                    got: v.len(),
+                });
             }
             Ok(v)
         }
@@ -143,7 +321,7 @@ pub fn encode_value(f: &Field, text: &str) -> Result<Vec<u8>, String> {
 }
 
 /// True when the field holds `text` read as its type (floats compare bitwise).
-pub fn field_equals(f: &Field, bytes: &[u8], text: &str) -> Result<bool, String> {
+pub fn field_equals(f: &Field, bytes: &[u8], text: &str) -> Result<bool, PatchError> {
     let want = encode_value(f, text)?;
     let at = f.offset as usize;
     Ok(bytes.get(at..at + f.size as usize) == Some(&want[..]))
@@ -153,7 +331,7 @@ fn set(
     bytes: &[u8],
     s: &SetEdit,
     blob: &dyn Fn(&str) -> Option<Vec<u8>>,
-) -> Result<LowEdit, String> {
+) -> Result<LowEdit, PatchError> {
     if let Some(off) = s.offset {
         return Ok(LowEdit::Set {
             offset: off,
@@ -164,12 +342,12 @@ fn set(
     let new = if let Some(h) = &s.hex {
         parse_hex(h)?
     } else if let Some(b) = &s.sha256_of {
-        let src = blob(b).ok_or_else(|| format!("no bytes named {b:?}"))?;
+        let src = blob(b).ok_or_else(|| PatchError::NoBytes { name: b.clone() })?;
         if f.size != 32 {
-            return Err(format!(
-                "sha256_of needs a 32-byte field; {} has {}",
-                f.path, f.size
-            ));
+            return Err(PatchError::NotADigest {
+                path: f.path.clone(),
+                size: f.size,
+            });
         }
         use sha2::Digest;
         sha2::Sha256::digest(&src).to_vec()
@@ -181,7 +359,11 @@ fn set(
         let cur = match f.value {
             Value::U(v) => i128::from(v),
             Value::I(v) => i128::from(v),
-            _ => return Err(format!("add needs an integer field; {} is not", f.path)),
+            _ => {
+                return Err(PatchError::NotAnInteger {
+                    path: f.path.clone(),
+                })
+            }
         };
         let m: i128 = 1 << (8 * n);
         let v = (cur + i128::from(add)).rem_euclid(m);
@@ -197,7 +379,7 @@ fn splice(
     bytes: &[u8],
     s: &SpliceEdit,
     blob: &dyn Fn(&str) -> Option<Vec<u8>>,
-) -> Result<LowEdit, String> {
+) -> Result<LowEdit, PatchError> {
     let (offset, remove) = if let Some(p) = &s.field {
         let f = find(bytes, p)?;
         (f.offset, f.size)
@@ -211,7 +393,10 @@ fn splice(
                     find(bytes, u)?.offset
                 };
                 if end < start {
-                    return Err(format!("{u} comes before {p}"));
+                    return Err(PatchError::UntilBeforeStart {
+                        until: u.clone(),
+                        before: p.clone(),
+                    });
                 }
                 (start, end - start)
             }
@@ -225,11 +410,11 @@ fn splice(
     };
     let mut new = match (&s.hex, &s.blob) {
         (Some(h), _) => parse_hex(h)?,
-        (None, Some(b)) => blob(b).ok_or_else(|| format!("no bytes named {b:?}"))?,
+        (None, Some(b)) => blob(b).ok_or_else(|| PatchError::NoBytes { name: b.clone() })?,
         (None, None) => Vec::new(),
     };
     if s.length_prefix {
-        let n = u32::try_from(new.len()).map_err(|_| "blob too long".to_string())?;
+        let n = u32::try_from(new.len()).map_err(|_| PatchError::BlobTooLong)?;
         let mut v = n.to_le_bytes().to_vec();
         v.append(&mut new);
         new = v;
@@ -246,7 +431,7 @@ pub fn lower(
     bytes: &[u8],
     e: &PatchEdit,
     blob: &dyn Fn(&str) -> Option<Vec<u8>>,
-) -> Result<LowEdit, String> {
+) -> Result<LowEdit, PatchError> {
     Ok(match e {
         PatchEdit::Set(s) => set(bytes, s, blob)?,
         PatchEdit::Flip(fl) => {
@@ -258,14 +443,15 @@ pub fn lower(
                 (None, o) => (o.unwrap_or(0), 1),
             };
             if u64::from(fl.bit) >= size * 8 {
-                return Err(format!("bit {} is outside the {size}-byte field", fl.bit));
+                return Err(PatchError::BitOutside { bit: fl.bit, size });
             }
-            let at = (offset + u64::from(fl.bit / 8)) as usize;
-            let b = *bytes
-                .get(at)
-                .ok_or_else(|| format!("offset {at} is past the end"))?;
+            let at = offset + u64::from(fl.bit / 8);
+            let b = *usize::try_from(at)
+                .ok()
+                .and_then(|i| bytes.get(i))
+                .ok_or(PatchError::OffsetPastEnd { offset: at })?;
             LowEdit::Set {
-                offset: at as u64,
+                offset: at,
                 hex: hex(&[b ^ (1 << (fl.bit % 8))]),
             }
         }
@@ -273,9 +459,10 @@ pub fn lower(
             let len = bytes.len() as u64;
             let keep = match (t.keep, t.drop, &t.at) {
                 (Some(k), _, _) => k,
-                (None, Some(d), _) => len
-                    .checked_sub(d)
-                    .ok_or_else(|| format!("cannot drop {d} of {len} bytes"))?,
+                (None, Some(d), _) => len.checked_sub(d).ok_or(PatchError::CannotDrop {
+                    drop: d,
+                    length: len,
+                })?,
                 (None, None, Some(p)) => find(bytes, p)?.offset,
                 _ => len,
             };
@@ -286,10 +473,12 @@ pub fn lower(
             let from = find(bytes, &c.from)?;
             let to = find(bytes, &c.to)?;
             if from.size != to.size {
-                return Err(format!(
-                    "copy {} ({} bytes) onto {} ({} bytes)",
-                    from.path, from.size, to.path, to.size
-                ));
+                return Err(PatchError::CopySizes {
+                    from: from.path,
+                    from_size: from.size,
+                    to: to.path,
+                    to_size: to.size,
+                });
             }
             let src = &bytes[from.offset as usize..(from.offset + from.size) as usize];
             LowEdit::Set {
@@ -301,10 +490,10 @@ pub fn lower(
         PatchEdit::FitLength(p) => {
             let f = find(bytes, p)?;
             if f.size != 4 || !matches!(f.value, Value::U(_)) {
-                return Err(format!("fit_length needs a u32 length field; {p} is not"));
+                return Err(PatchError::NotALength { path: p.clone() });
             }
             let n = bytes.len() as u64 - (f.offset + 4);
-            let n = u32::try_from(n).map_err(|_| "too long".to_string())?;
+            let n = u32::try_from(n).map_err(|_| PatchError::TooLong)?;
             LowEdit::Set {
                 offset: f.offset,
                 hex: hex(&n.to_le_bytes()),
@@ -318,13 +507,16 @@ pub fn apply(
     bytes: &[u8],
     edits: &[PatchEdit],
     blob: &dyn Fn(&str) -> Option<Vec<u8>>,
-) -> Result<(Vec<u8>, Vec<LowEdit>), String> {
+) -> Result<(Vec<u8>, Vec<LowEdit>), PatchError> {
     let mut cur = bytes.to_vec();
     let mut low = Vec::with_capacity(edits.len());
     for (i, e) in edits.iter().enumerate() {
-        let l = lower(&cur, e, blob).map_err(|m| format!("edit {}: {m}", i + 1))?;
-        l.apply(&mut cur)
-            .map_err(|m| format!("edit {}: {m}", i + 1))?;
+        let at = |reason| PatchError::Edit {
+            index: i + 1,
+            reason: Box::new(reason),
+        };
+        let l = lower(&cur, e, blob).map_err(at)?;
+        l.apply(&mut cur).map_err(at)?;
         low.push(l);
     }
     Ok((cur, low))

@@ -3,11 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::anchors::check_anchor;
+use super::anchors::is_anchor;
 use super::features::{is_feature, FEATURES};
 use super::model::*;
-use super::numbers::parse_hex;
-use super::refs::RefSpec;
+use super::numbers::{parse_hex, NumberError};
+use super::query::QueryKeyError;
+use super::refs::{RefError, RefSpec};
+use crate::protocol::query::Op;
 
 /// What a name holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +24,269 @@ pub enum Kind {
     Ref,
 }
 
+/// Why a scenario fails its load-time checks.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// A schema version this runner does not read.
+    #[error("schema {found} is not the version this runner reads ({SCHEMA_VERSION})")]
+    Schema {
+        /// The file's `schema`.
+        found: u32,
+    },
+    /// `id` is not the file's path.
+    #[error("id {id:?} must equal the file's path {path:?}")]
+    Id {
+        /// The file's `id`.
+        id: String,
+        /// Its path below `scenarios/` without `.yaml`.
+        path: String,
+    },
+    /// A file directly in `scenarios/`.
+    #[error("a scenario lives in an area folder: scenarios/<area>/")]
+    NoArea,
+    /// A file prefix that disagrees with `class`.
+    #[error("class {class:?} needs the file prefix {}", class.prefix())]
+    Prefix {
+        /// The file's `class`.
+        class: Class,
+    },
+    /// A file name that is not `<prefix>_<lowercase-words-with-dashes>`.
+    #[error("file names are <prefix>_<lowercase-words-with-dashes>.yaml")]
+    FileName,
+    /// No spec anchor.
+    #[error("at least one spec anchor is needed")]
+    NoAnchor,
+    /// A spec anchor of the wrong form.
+    #[error(
+        "spec anchor {anchor:?}: write file.md#t12 (a rule id) or file.md#6.2 (a section number)"
+    )]
+    Anchor {
+        /// The anchor.
+        anchor: String,
+    },
+    /// A feature not in the registry.
+    #[error(
+        "unknown feature {feature:?}; known: {}",
+        FEATURES.iter().map(|f| f.0).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownFeature {
+        /// The feature.
+        feature: String,
+    },
+    /// A feature listed twice.
+    #[error("feature {feature:?} listed twice")]
+    FeatureTwice {
+        /// The feature.
+        feature: String,
+    },
+    /// No steps.
+    #[error("no steps")]
+    NoSteps,
+    /// Step `step` (1-based) fails a check.
+    #[error("step {step}: {reason}")]
+    Step {
+        /// Which step, from 1.
+        step: usize,
+        /// Why.
+        reason: StepError,
+    },
+    /// A feature the steps use that `features` does not list.
+    #[error("the steps use feature {feature:?}; list it under features")]
+    Unlisted {
+        /// The feature.
+        feature: &'static str,
+    },
+    /// A `y_` scenario with an expectation that admits a rejection.
+    #[error("a y_ scenario expects no rejection (use n_)")]
+    AcceptRejects,
+    /// An `n_` scenario without an expected error.
+    #[error("an n_ scenario needs an expect with an error class and field")]
+    RejectWithoutError,
+    /// An `i_` scenario without an open outcome.
+    #[error(
+        "an i_ scenario needs an expect with outcome: any or outcome: rejected (no class or field)"
+    )]
+    ImplementationDefinedWithoutAny,
+}
+
+/// Why one step fails a check.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StepError {
+    /// Operation `op` (1-based) of a `continue` fails a check.
+    #[error("operation {op}: {reason}")]
+    Operation {
+        /// Which operation, from 1.
+        op: usize,
+        /// Why.
+        reason: Box<StepError>,
+    },
+    /// A name defined or used wrongly.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// A reference spec that does not parse.
+    #[error(transparent)]
+    Ref(#[from] RefError),
+    /// Hex that does not parse.
+    #[error(transparent)]
+    Number(#[from] NumberError),
+    /// Query keys that do not fit the query.
+    #[error(transparent)]
+    QueryKeys(#[from] QueryKeyError),
+    /// A mesh operation inside `continue` with a `mesh` key.
+    #[error("{step} inside continue takes no mesh key: it applies to both meshes")]
+    MeshKeyInContinue {
+        /// The step's key.
+        step: &'static str,
+    },
+    /// A step inside `continue` that is not a mesh operation.
+    #[error(
+        "{step} is not a mesh operation; continue takes add_tile, remove_tile, replace_tile, \
+         set_area, set_flags, set_link, is_valid_ref, get_poly, snapshot and the queries"
+    )]
+    NotAMeshOperation {
+        /// The step's key.
+        step: &'static str,
+    },
+    /// A mesh operation without its `mesh` key.
+    #[error("{step} needs a mesh key")]
+    NeedsMesh {
+        /// The step's key.
+        step: &'static str,
+    },
+    /// An `expect` first, or after another `expect`.
+    #[error("expect follows the step it checks")]
+    ExpectFirst,
+    /// An `expect` after a step that has no outcome to check.
+    #[error("{step} has nothing to expect")]
+    NothingToExpect {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// An expected rejection of a local step.
+    #[error("{step} is computed by the runner and cannot be rejected")]
+    Local {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// `error` with an `outcome` other than `rejected`.
+    #[error("error implies outcome: rejected")]
+    ErrorNotRejected,
+    /// `state: unchanged` after a step that acts on no mesh.
+    #[error("{step} has no mesh state before it")]
+    NoStateBefore {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// A state comparison after a step that acts on or makes no mesh.
+    #[error("{step} has no mesh to compare")]
+    NoMeshToCompare {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// A link kind that does not exist.
+    #[error("link kind {kind:?} is unknown")]
+    LinkKind {
+        /// The kind.
+        kind: String,
+    },
+    /// A golden label of other characters.
+    #[error("golden label {label:?}: use a-z, 0-9, '-' and '_'")]
+    GoldenLabel {
+        /// The label.
+        label: String,
+    },
+    /// A golden label used twice in the case.
+    #[error("golden label {label:?} used twice")]
+    GoldenTwice {
+        /// The label.
+        label: String,
+    },
+    /// A `query` expectation after a step that is not a query.
+    #[error("{step} is not a query")]
+    NotAQuery {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// A `sha256` that is not 64 hex digits.
+    #[error("sha256 is 64 hex digits")]
+    Sha256,
+    /// An `id` that is neither 64 hex digits nor `sha256`.
+    #[error("id is 64 hex digits or sha256")]
+    ContentId,
+    /// A `continue` inside a `continue`.
+    #[error("continue does not nest")]
+    ContinueNests,
+    /// A `continue` without operations.
+    #[error("continue needs operations")]
+    ContinueEmpty,
+    /// A `bytes` file outside the scenario's folder.
+    #[error("file {file:?}: a relative path below the folder, without '..'")]
+    BytesFile {
+        /// The path.
+        file: String,
+    },
+    /// `bytes` with both or neither of `hex` and `file`.
+    #[error("bytes: give hex or file")]
+    BytesSource,
+    /// A `params` block that is not 68 bytes.
+    #[error("params is the 68-byte parameter block")]
+    ParamsLength,
+    /// A `new_mesh` with keys of both forms, or of neither.
+    #[error("new_mesh takes world and slots (with optional overrides), or params")]
+    NewMeshForm,
+    /// A `patch` without edits.
+    #[error("a patch needs edits")]
+    PatchEmpty,
+    /// A patch edit with other than one of a set of keys.
+    #[error("{what}: give exactly one")]
+    ExactlyOne {
+        /// The edit and the keys.
+        what: &'static str,
+    },
+    /// `set` at an offset without `hex`.
+    #[error("set at an offset takes hex")]
+    SetOffsetHex,
+    /// `splice` with `remove` but no `offset`.
+    #[error("splice: remove goes with offset")]
+    SpliceRemove,
+    /// `splice` with `until` but not `before`.
+    #[error("splice: until goes with before")]
+    SpliceUntil,
+}
+
+/// A name defined or used wrongly (`spec/conformance.md` §1.2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Not a letter, then letters, digits, `_` and `-`.
+    #[error("name {name:?}: use letters, digits, '_' and '-', starting with a letter")]
+    Invalid {
+        /// The name.
+        name: String,
+    },
+    /// Defined twice.
+    #[error("name {name:?} is defined twice")]
+    Twice {
+        /// The name.
+        name: String,
+    },
+    /// Used as another kind than it holds.
+    #[error("{name:?} is a {holds:?}, not a {wanted:?}")]
+    WrongKind {
+        /// The name.
+        name: String,
+        /// What it holds.
+        holds: Kind,
+        /// What the step needs.
+        wanted: Kind,
+    },
+    /// Used before it is defined.
+    #[error("{name:?} is not defined before this step")]
+    Undefined {
+        /// The name.
+        name: String,
+    },
+}
+
 /// Names defined so far, with their kind.
 #[derive(Debug, Default)]
 struct Scope {
@@ -29,27 +294,35 @@ struct Scope {
 }
 
 impl Scope {
-    fn def(&mut self, name: &str, kind: Kind) -> Result<(), String> {
+    fn def(&mut self, name: &str, kind: Kind) -> Result<(), NameError> {
         if !valid_name(name) {
-            return Err(format!(
-                "name {name:?}: use letters, digits, '_' and '-', starting with a letter"
-            ));
+            return Err(NameError::Invalid {
+                name: name.to_owned(),
+            });
         }
         if self.names.insert(name.to_owned(), kind).is_some() {
-            return Err(format!("name {name:?} is defined twice"));
+            return Err(NameError::Twice {
+                name: name.to_owned(),
+            });
         }
         Ok(())
     }
-    fn want(&self, name: &str, kind: Kind) -> Result<(), String> {
+    fn want(&self, name: &str, kind: Kind) -> Result<(), NameError> {
         match self.names.get(name) {
             Some(k) if *k == kind => Ok(()),
-            Some(k) => Err(format!("{name:?} is a {k:?}, not a {kind:?}")),
-            None => Err(format!("{name:?} is not defined before this step")),
+            Some(k) => Err(NameError::WrongKind {
+                name: name.to_owned(),
+                holds: *k,
+                wanted: kind,
+            }),
+            None => Err(NameError::Undefined {
+                name: name.to_owned(),
+            }),
         }
     }
-    fn want_ref(&self, spec: &str) -> Result<(), String> {
-        match RefSpec::parse(spec).map_err(|e| e.to_string())? {
-            RefSpec::Named { name, .. } => self.want(&name, Kind::Ref),
+    fn want_ref(&self, spec: &str) -> Result<(), StepError> {
+        match RefSpec::parse(spec)? {
+            RefSpec::Named { name, .. } => Ok(self.want(&name, Kind::Ref)?),
             _ => Ok(()),
         }
     }
@@ -61,27 +334,23 @@ fn valid_label(l: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
-/// The load-time checks.
-pub fn check(id: &str, s: &Scenario) -> Result<(), String> {
+/// The load-time checks of scenario `s`, whose file has id `id`.
+pub fn check(id: &str, s: &Scenario) -> Result<(), CheckError> {
     if s.schema != SCHEMA_VERSION {
-        return Err(format!(
-            "schema {} is not the version this runner reads ({SCHEMA_VERSION})",
-            s.schema
-        ));
+        return Err(CheckError::Schema { found: s.schema });
     }
     if s.id != id {
-        return Err(format!("id {:?} must equal the file's path {id:?}", s.id));
+        return Err(CheckError::Id {
+            id: s.id.clone(),
+            path: id.to_owned(),
+        });
     }
     let file = id.rsplit('/').next().unwrap_or(id);
     if !id.contains('/') {
-        return Err("a scenario lives in an area folder: scenarios/<area>/".into());
+        return Err(CheckError::NoArea);
     }
     if !file.starts_with(s.class.prefix()) {
-        return Err(format!(
-            "class {:?} needs the file prefix {}",
-            s.class,
-            s.class.prefix()
-        ));
+        return Err(CheckError::Prefix { class: s.class });
     }
     let rest = &file[2..];
     if rest.is_empty()
@@ -89,397 +358,376 @@ pub fn check(id: &str, s: &Scenario) -> Result<(), String> {
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     {
-        return Err("file names are <prefix>_<lowercase-words-with-dashes>.yaml".into());
+        return Err(CheckError::FileName);
     }
     if s.spec.is_empty() {
-        return Err("at least one spec anchor is needed".into());
+        return Err(CheckError::NoAnchor);
     }
-    for a in &s.spec {
-        check_anchor(a)?;
+    if let Some(a) = s.spec.iter().find(|a| !is_anchor(a)) {
+        return Err(CheckError::Anchor { anchor: a.clone() });
     }
     let mut declared = BTreeSet::new();
     for f in &s.features {
         if !is_feature(f) {
-            return Err(format!(
-                "unknown feature {f:?}; known: {}",
-                FEATURES.iter().map(|f| f.0).collect::<Vec<_>>().join(", ")
-            ));
+            return Err(CheckError::UnknownFeature { feature: f.clone() });
         }
         if !declared.insert(f.as_str()) {
-            return Err(format!("feature {f:?} listed twice"));
+            return Err(CheckError::FeatureTwice { feature: f.clone() });
         }
     }
     if s.steps.is_empty() {
-        return Err("no steps".into());
+        return Err(CheckError::NoSteps);
     }
-    let mut scope = Scope::default();
-    let mut implied = BTreeSet::new();
-    let mut labels = BTreeSet::new();
-    let mut stats = Stats::default();
-    check_steps(
-        &s.steps,
-        &mut scope,
-        &mut implied,
-        &mut labels,
-        &mut stats,
-        false,
-    )
-    .map_err(|(i, m)| format!("step {}: {m}", i + 1))?;
-    for f in &implied {
-        if !declared.contains(f) {
-            return Err(format!(
-                "the steps use feature {f:?}; list it under features"
-            ));
-        }
+    let mut c = Checker::default();
+    c.steps(&s.steps, false)
+        .map_err(|(i, reason)| CheckError::Step {
+            step: i + 1,
+            reason,
+        })?;
+    if let Some(feature) = c.implied.iter().find(|f| !declared.contains(*f)) {
+        return Err(CheckError::Unlisted { feature });
     }
     match s.class {
-        Class::Accept if stats.rejections > 0 => {
-            Err("a y_ scenario expects no rejection (use n_)".into())
+        Class::Accept if c.rejections > 0 => Err(CheckError::AcceptRejects),
+        Class::Reject if c.errors == 0 => Err(CheckError::RejectWithoutError),
+        Class::ImplementationDefined if c.any == 0 => {
+            Err(CheckError::ImplementationDefinedWithoutAny)
         }
-        Class::Reject if stats.errors == 0 => {
-            Err("an n_ scenario needs an expect with an error class and field".into())
-        }
-        Class::ImplementationDefined if stats.any == 0 => Err(
-            "an i_ scenario needs an expect with outcome: any or outcome: rejected (no class or field)"
-                .into(),
-        ),
         _ => Ok(()),
     }
 }
 
+/// What the checks of the steps gather as they go.
 #[derive(Debug, Default)]
-struct Stats {
+struct Checker {
+    /// Names defined so far.
+    scope: Scope,
+    /// Features the steps use.
+    implied: BTreeSet<&'static str>,
+    /// Golden labels so far.
+    labels: BTreeSet<String>,
+    /// Expectations that admit a rejection.
     rejections: usize,
+    /// Expectations with an error class and field.
     errors: usize,
+    /// Expectations with an open outcome.
     any: usize,
 }
 
-fn world_features(w: &WorldStep, implied: &mut BTreeSet<&'static str>) {
-    if w.layers.is_some_and(|l| l > 1) {
-        implied.insert("layers");
-    }
-    if w.links_per_tile.is_some_and(|l| l > 0) {
-        implied.insert("off-mesh-links");
+/// A step's index and why it fails.
+type StepErr = (usize, StepError);
+
+/// Exactly one of the keys counted in `n`.
+fn one(n: usize, what: &'static str) -> Result<(), StepError> {
+    if n == 1 {
+        Ok(())
+    } else {
+        Err(StepError::ExactlyOne { what })
     }
 }
 
-type StepErr = (usize, String);
-
-fn check_steps(
-    steps: &[Step],
-    scope: &mut Scope,
-    implied: &mut BTreeSet<&'static str>,
-    labels: &mut BTreeSet<String>,
-    stats: &mut Stats,
-    in_continue: bool,
-) -> Result<(), StepErr> {
-    for (i, step) in steps.iter().enumerate() {
-        let at = |m: String| (i, m);
-        if in_continue {
-            match step.mesh_key() {
-                Some(None) => {}
-                Some(Some(_)) => {
-                    return Err(at(format!(
-                        "{} inside continue takes no mesh key: it applies to both meshes",
-                        step.key()
-                    )))
+impl Checker {
+    fn steps(&mut self, steps: &[Step], in_continue: bool) -> Result<(), StepErr> {
+        for (i, step) in steps.iter().enumerate() {
+            let at = |e: StepError| (i, e);
+            self.mesh_key(step, in_continue).map_err(at)?;
+            match step {
+                Step::Expect(e) => {
+                    let prev = match i.checked_sub(1).map(|p| &steps[p]) {
+                        None | Some(Step::Expect(_)) => return Err(at(StepError::ExpectFirst)),
+                        Some(p) => p,
+                    };
+                    self.expect(e, prev).map_err(at)?;
                 }
-                None => {
-                    return Err(at(format!(
-                        "{} is not a mesh operation; continue takes add_tile, remove_tile, \
-                         replace_tile, set_area, set_flags, set_link, is_valid_ref, get_poly, \
-                         snapshot and the queries",
-                        step.key()
-                    )))
+                Step::Continue(c) => {
+                    if in_continue {
+                        return Err(at(StepError::ContinueNests));
+                    }
+                    self.scope
+                        .want(&c.meshes.0, Kind::Mesh)
+                        .map_err(|e| at(e.into()))?;
+                    self.scope
+                        .want(&c.meshes.1, Kind::Mesh)
+                        .map_err(|e| at(e.into()))?;
+                    self.implied.insert("links");
+                    if c.ops.is_empty() {
+                        return Err(at(StepError::ContinueEmpty));
+                    }
+                    self.steps(&c.ops, true).map_err(|(j, reason)| {
+                        at(StepError::Operation {
+                            op: j + 1,
+                            reason: Box::new(reason),
+                        })
+                    })?;
                 }
-            }
-        } else if let Some(m) = step.mesh_key() {
-            match m {
-                Some(m) => scope.want(m, Kind::Mesh).map_err(at)?,
-                None => return Err(at(format!("{} needs a mesh key", step.key()))),
+                _ => self.step(step).map_err(at)?,
             }
         }
-        if let Step::Expect(e) = step {
-            if i == 0 || matches!(steps[i - 1], Step::Expect(_)) {
-                return Err(at("expect follows the step it checks".into()));
+        Ok(())
+    }
+
+    /// The `mesh` key: required outside `continue` for mesh operations, absent inside it.
+    fn mesh_key(&self, step: &Step, in_continue: bool) -> Result<(), StepError> {
+        match (step.mesh_key(), in_continue) {
+            (Some(None), true) | (None, false) => Ok(()),
+            (Some(Some(_)), true) => Err(StepError::MeshKeyInContinue { step: step.key() }),
+            (None, true) => Err(StepError::NotAMeshOperation { step: step.key() }),
+            (Some(Some(m)), false) => Ok(self.scope.want(m, Kind::Mesh)?),
+            (Some(None), false) => Err(StepError::NeedsMesh { step: step.key() }),
+        }
+    }
+
+    /// An `expect` of step `prev`.
+    fn expect(&mut self, e: &Expect, prev: &Step) -> Result<(), StepError> {
+        let scope = &self.scope;
+        if matches!(prev, Step::World(_) | Step::Tiles(_) | Step::Continue(_)) {
+            return Err(StepError::NothingToExpect { step: prev.key() });
+        }
+        if (e.error.is_some() || e.outcome.is_some()) && prev.is_local() {
+            return Err(StepError::Local { step: prev.key() });
+        }
+        if e.error.is_some() && e.outcome.is_some_and(|o| o != OutcomeKind::Rejected) {
+            return Err(StepError::ErrorNotRejected);
+        }
+        if e.state.is_some() || e.same_state.is_some() {
+            self.implied.insert("links");
+            let acts_on_mesh = prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
+            let makes_mesh = matches!(prev, Step::Restore(_) | Step::ReadMesh(_));
+            if e.state.is_some() && !acts_on_mesh {
+                return Err(StepError::NoStateBefore { step: prev.key() });
             }
-            let prev = &steps[i - 1];
-            if matches!(prev, Step::World(_) | Step::Tiles(_) | Step::Continue(_)) {
-                return Err(at(format!("{} has nothing to expect", prev.key())));
+            if !acts_on_mesh && !makes_mesh {
+                return Err(StepError::NoMeshToCompare { step: prev.key() });
             }
-            if (e.error.is_some() || e.outcome.is_some()) && prev.is_local() {
-                return Err(at(format!(
-                    "{} is computed by the runner and cannot be rejected",
-                    prev.key()
-                )));
+        }
+        if let Some(m) = &e.same_state {
+            scope.want(m, Kind::Mesh)?;
+        }
+        for b in [&e.equals, &e.differs].into_iter().flatten() {
+            scope.want(b, Kind::Bytes)?;
+        }
+        if let Some(t) = &e.tile_ref {
+            scope.want_ref(t)?;
+        }
+        for l in e.links.iter().flatten() {
+            scope.want_ref(&l.to)?;
+            if !["internal", "portal", "to_off_mesh", "from_off_mesh"].contains(&l.kind.as_str()) {
+                return Err(StepError::LinkKind {
+                    kind: l.kind.clone(),
+                });
             }
-            if e.error.is_some() && e.outcome.is_some_and(|o| o != OutcomeKind::Rejected) {
-                return Err(at("error implies outcome: rejected".into()));
+        }
+        if let Some(g) = &e.golden {
+            if !valid_label(g) {
+                return Err(StepError::GoldenLabel { label: g.clone() });
             }
-            if e.state.is_some() || e.same_state.is_some() {
-                implied.insert("links");
-                let acts_on_mesh =
-                    prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
-                let makes_mesh = matches!(prev, Step::Restore(_) | Step::ReadMesh(_));
-                if e.state.is_some() && !acts_on_mesh {
-                    return Err(at(format!("{} has no mesh state before it", prev.key())));
+            if !self.labels.insert(g.clone()) {
+                return Err(StepError::GoldenTwice { label: g.clone() });
+            }
+        }
+        if let Some(q) = &e.query {
+            if Op::of(prev.key()).is_none() {
+                return Err(StepError::NotAQuery { step: prev.key() });
+            }
+            for r in q.refs() {
+                self.scope.want_ref(r)?;
+            }
+        }
+        if let Some(h) = &e.sha256 {
+            if h.len() != 64 || parse_hex(h).is_err() {
+                return Err(StepError::Sha256);
+            }
+        }
+        for b in e.bytes_at.iter().flatten() {
+            parse_hex(&b.hex)?;
+        }
+        if let Some(id) = &e.id {
+            if id != "sha256" && (id.len() != 64 || parse_hex(id).is_err()) {
+                return Err(StepError::ContentId);
+            }
+        }
+        if e.error.is_some() {
+            self.errors += 1;
+        }
+        if e.admits_rejection() {
+            self.rejections += 1;
+        }
+        if e.error.is_none() && e.outcome.is_some_and(|o| o != OutcomeKind::Ok) {
+            self.any += 1;
+        }
+        Ok(())
+    }
+
+    /// Any step but `expect` and `continue`.
+    fn step(&mut self, step: &Step) -> Result<(), StepError> {
+        let scope = &mut self.scope;
+        let implied = &mut self.implied;
+        let bytes = |scope: &Scope, n: &str| scope.want(n, Kind::Bytes);
+        match step {
+            Step::World(w) => {
+                if let Some(l) = &w.like {
+                    scope.want(l, Kind::World)?;
                 }
-                if !acts_on_mesh && !makes_mesh {
-                    return Err(at(format!("{} has no mesh to compare", prev.key())));
+                if w.layers.is_some_and(|l| l > 1) {
+                    implied.insert("layers");
+                }
+                if w.links_per_tile.is_some_and(|l| l > 0) {
+                    implied.insert("off-mesh-links");
+                }
+                scope.def(&w.name, Kind::World)?;
+            }
+            Step::Tile(t) => {
+                scope.want(&t.world, Kind::World)?;
+                scope.def(&t.name, Kind::Bytes)?;
+            }
+            Step::Tiles(t) => {
+                scope.want(&t.world, Kind::World)?;
+                for n in &t.names {
+                    scope.def(n, Kind::Bytes)?;
                 }
             }
-            if let Some(m) = &e.same_state {
-                scope.want(m, Kind::Mesh).map_err(at)?;
+            Step::Bytes(b) => {
+                match (&b.hex, &b.file) {
+                    (Some(h), None) => {
+                        parse_hex(h)?;
+                    }
+                    (None, Some(f)) => {
+                        if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
+                            return Err(StepError::BytesFile { file: f.clone() });
+                        }
+                    }
+                    _ => return Err(StepError::BytesSource),
+                }
+                scope.def(&b.name, Kind::Bytes)?;
             }
-            for b in [&e.equals, &e.differs].into_iter().flatten() {
-                scope.want(b, Kind::Bytes).map_err(at)?;
-            }
-            if let Some(t) = &e.tile_ref {
-                scope.want_ref(t).map_err(at)?;
-            }
-            if let Some(links) = &e.links {
-                for l in links {
-                    scope.want_ref(&l.to).map_err(at)?;
-                    if !["internal", "portal", "to_off_mesh", "from_off_mesh"]
-                        .contains(&l.kind.as_str())
-                    {
-                        return Err(at(format!("link kind {:?} is unknown", l.kind)));
+            Step::RawTile(r) => {
+                bytes(scope, &r.from)?;
+                for e in &r.edits {
+                    match e {
+                        RawEdit::DigestOf(w) => scope.want(w, Kind::World)?,
+                        RawEdit::AddLink { .. } => {
+                            implied.insert("off-mesh-links");
+                        }
+                        _ => {}
                     }
                 }
+                scope.def(&r.name, Kind::Bytes)?;
             }
-            if let Some(g) = &e.golden {
-                if !valid_label(g) {
-                    return Err(at(format!("golden label {g:?}: use a-z, 0-9, '-' and '_'")));
+            Step::NewMesh(n) => {
+                implied.insert("navmesh");
+                match (&n.world, n.slots, &n.params) {
+                    (Some(w), Some(_), None) => scope.want(w, Kind::World)?,
+                    (None, None, Some(p))
+                        if n.origin.is_none() && n.tile_size.is_none() && n.digest_of.is_none() =>
+                    {
+                        if parse_hex(p)?.len() != 68 {
+                            return Err(StepError::ParamsLength);
+                        }
+                    }
+                    _ => return Err(StepError::NewMeshForm),
                 }
-                if !labels.insert(g.clone()) {
-                    return Err(at(format!("golden label {g:?} used twice")));
+                if let Some(d) = &n.digest_of {
+                    scope.want(d, Kind::World)?;
+                }
+                scope.def(&n.name, Kind::Mesh)?;
+            }
+            Step::AddTile(a) | Step::ReplaceTile(a) => {
+                bytes(scope, &a.tile)?;
+                if let Some(n) = &a.name {
+                    scope.def(n, Kind::Ref)?;
                 }
             }
-            if let Some(q) = &e.query {
-                if crate::protocol::query::Op::of(prev.key()).is_none() {
-                    return Err(at(format!("{} is not a query", prev.key())));
+            Step::RemoveTile(r) => scope.want_ref(&r.tile_ref)?,
+            Step::SetArea(SetAreaStep { poly, .. })
+            | Step::SetFlags(SetFlagsStep { poly, .. })
+            | Step::IsValidRef(PolyStep { poly, .. }) => scope.want_ref(poly)?,
+            Step::GetPoly(p) => {
+                implied.insert("links");
+                scope.want_ref(&p.poly)?;
+            }
+            Step::SetLink(s) => {
+                implied.insert("off-mesh-links");
+                scope.want_ref(&s.tile_ref)?;
+            }
+            Step::Snapshot(s) => {
+                implied.insert(match s.mode {
+                    Mode::Full => "snapshot-full",
+                    Mode::Referenced => "snapshot-referenced",
+                });
+                scope.def(&s.name, Kind::Bytes)?;
+            }
+            Step::Restore(r) => {
+                implied.insert("snapshot-full");
+                if !r.library.is_empty() {
+                    implied.insert("snapshot-referenced");
+                }
+                bytes(scope, &r.bytes)?;
+                for l in &r.library {
+                    bytes(scope, l)?;
+                }
+                scope.def(&r.name, Kind::Mesh)?;
+            }
+            Step::RestoreInto(r) => {
+                implied.insert("restore-in-place");
+                if !r.library.is_empty() {
+                    implied.insert("snapshot-referenced");
+                }
+                scope.want(&r.mesh, Kind::Mesh)?;
+                bytes(scope, &r.bytes)?;
+                for l in &r.library {
+                    bytes(scope, l)?;
+                }
+            }
+            Step::WriteMesh(w) => {
+                implied.insert("meshfile");
+                scope.want(&w.mesh, Kind::Mesh)?;
+                scope.def(&w.name, Kind::Bytes)?;
+            }
+            Step::ReadMesh(r) => {
+                implied.insert("meshfile");
+                bytes(scope, &r.bytes)?;
+                scope.def(&r.name, Kind::Mesh)?;
+            }
+            Step::ParseTile(p) => {
+                implied.insert("tile");
+                bytes(scope, &p.tile)?;
+                if let Some(n) = &p.name {
+                    scope.def(n, Kind::Bytes)?;
+                }
+            }
+            Step::ContentId(c) => {
+                implied.insert("tile");
+                bytes(scope, &c.tile)?;
+            }
+            Step::Patch(p) => {
+                bytes(scope, &p.from)?;
+                if p.edits.is_empty() {
+                    return Err(StepError::PatchEmpty);
+                }
+                for e in &p.edits {
+                    patch_edit(e, scope)?;
+                }
+                scope.def(&p.name, Kind::Bytes)?;
+            }
+            Step::Expect(_) | Step::Continue(_) => {}
+            Step::FindNearestPoly(q)
+            | Step::FindPath(q)
+            | Step::FindStraightPath(q)
+            | Step::Raycast(q) => {
+                if let Some(op) = Op::of(step.key()) {
+                    implied.insert(op.feature());
+                    q.check_keys(op)?;
                 }
                 for r in q.refs() {
-                    scope.want_ref(r).map_err(at)?;
+                    scope.want_ref(r)?;
                 }
             }
-            if let Some(h) = &e.sha256 {
-                if h.len() != 64 || parse_hex(h).is_err() {
-                    return Err(at("sha256 is 64 hex digits".into()));
-                }
-            }
-            for b in e.bytes_at.iter().flatten() {
-                parse_hex(&b.hex).map_err(at)?;
-            }
-            if let Some(id) = &e.id {
-                if id != "sha256" && (id.len() != 64 || parse_hex(id).is_err()) {
-                    return Err(at("id is 64 hex digits or sha256".into()));
-                }
-            }
-            if e.error.is_some() {
-                stats.errors += 1;
-            }
-            if e.admits_rejection() {
-                stats.rejections += 1;
-            }
-            if e.error.is_none() && e.outcome.is_some_and(|o| o != OutcomeKind::Ok) {
-                stats.any += 1;
-            }
-            continue;
         }
-        check_step(step, scope, implied).map_err(at)?;
-        if let Step::Continue(c) = step {
-            if in_continue {
-                return Err(at("continue does not nest".into()));
-            }
-            scope.want(&c.meshes.0, Kind::Mesh).map_err(at)?;
-            scope.want(&c.meshes.1, Kind::Mesh).map_err(at)?;
-            implied.insert("links");
-            if c.ops.is_empty() {
-                return Err(at("continue needs operations".into()));
-            }
-            check_steps(&c.ops, scope, implied, labels, stats, true)
-                .map_err(|(j, m)| (i, format!("operation {}: {m}", j + 1)))?;
-        }
+        Ok(())
     }
-    Ok(())
 }
 
-fn check_step(
-    step: &Step,
-    scope: &mut Scope,
-    implied: &mut BTreeSet<&'static str>,
-) -> Result<(), String> {
-    let bytes = |scope: &Scope, n: &str| scope.want(n, Kind::Bytes);
-    match step {
-        Step::World(w) => {
-            if let Some(l) = &w.like {
-                scope.want(l, Kind::World)?;
-            }
-            world_features(w, implied);
-            scope.def(&w.name, Kind::World)?;
-        }
-        Step::Tile(t) => {
-            scope.want(&t.world, Kind::World)?;
-            scope.def(&t.name, Kind::Bytes)?;
-        }
-        Step::Tiles(t) => {
-            scope.want(&t.world, Kind::World)?;
-            for n in &t.names {
-                scope.def(n, Kind::Bytes)?;
-            }
-        }
-        Step::Bytes(b) => {
-            match (&b.hex, &b.file) {
-                (Some(h), None) => {
-                    parse_hex(h)?;
-                }
-                (None, Some(f)) => {
-                    if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
-                        return Err(format!(
-                            "file {f:?}: a relative path below the folder, without '..'"
-                        ));
-                    }
-                }
-                _ => return Err("bytes: give hex or file".into()),
-            }
-            scope.def(&b.name, Kind::Bytes)?;
-        }
-        Step::RawTile(r) => {
-            bytes(scope, &r.from)?;
-            for e in &r.edits {
-                match e {
-                    RawEdit::DigestOf(w) => scope.want(w, Kind::World)?,
-                    RawEdit::AddLink { .. } => {
-                        implied.insert("off-mesh-links");
-                    }
-                    _ => {}
-                }
-            }
-            scope.def(&r.name, Kind::Bytes)?;
-        }
-        Step::NewMesh(n) => {
-            implied.insert("navmesh");
-            match (&n.world, n.slots, &n.params) {
-                (Some(w), Some(_), None) => scope.want(w, Kind::World)?,
-                (None, None, Some(p))
-                    if n.origin.is_none() && n.tile_size.is_none() && n.digest_of.is_none() =>
-                {
-                    if parse_hex(p)?.len() != 68 {
-                        return Err("params is the 68-byte parameter block".into());
-                    }
-                }
-                _ => {
-                    return Err(
-                        "new_mesh takes world and slots (with optional overrides), or params"
-                            .into(),
-                    )
-                }
-            }
-            if let Some(d) = &n.digest_of {
-                scope.want(d, Kind::World)?;
-            }
-            scope.def(&n.name, Kind::Mesh)?;
-        }
-        Step::AddTile(a) | Step::ReplaceTile(a) => {
-            bytes(scope, &a.tile)?;
-            if let Some(n) = &a.name {
-                scope.def(n, Kind::Ref)?;
-            }
-        }
-        Step::RemoveTile(r) => scope.want_ref(&r.tile_ref)?,
-        Step::SetArea(SetAreaStep { poly, .. })
-        | Step::SetFlags(SetFlagsStep { poly, .. })
-        | Step::IsValidRef(PolyStep { poly, .. }) => scope.want_ref(poly)?,
-        Step::GetPoly(p) => {
-            implied.insert("links");
-            scope.want_ref(&p.poly)?;
-        }
-        Step::SetLink(s) => {
-            implied.insert("off-mesh-links");
-            scope.want_ref(&s.tile_ref)?;
-        }
-        Step::Snapshot(s) => {
-            implied.insert(match s.mode {
-                Mode::Full => "snapshot-full",
-                Mode::Referenced => "snapshot-referenced",
-            });
-            scope.def(&s.name, Kind::Bytes)?;
-        }
-        Step::Restore(r) => {
-            implied.insert("snapshot-full");
-            if !r.library.is_empty() {
-                implied.insert("snapshot-referenced");
-            }
-            bytes(scope, &r.bytes)?;
-            for l in &r.library {
-                bytes(scope, l)?;
-            }
-            scope.def(&r.name, Kind::Mesh)?;
-        }
-        Step::RestoreInto(r) => {
-            implied.insert("restore-in-place");
-            if !r.library.is_empty() {
-                implied.insert("snapshot-referenced");
-            }
-            scope.want(&r.mesh, Kind::Mesh)?;
-            bytes(scope, &r.bytes)?;
-            for l in &r.library {
-                bytes(scope, l)?;
-            }
-        }
-        Step::WriteMesh(w) => {
-            implied.insert("meshfile");
-            scope.want(&w.mesh, Kind::Mesh)?;
-            scope.def(&w.name, Kind::Bytes)?;
-        }
-        Step::ReadMesh(r) => {
-            implied.insert("meshfile");
-            bytes(scope, &r.bytes)?;
-            scope.def(&r.name, Kind::Mesh)?;
-        }
-        Step::ParseTile(p) => {
-            implied.insert("tile");
-            bytes(scope, &p.tile)?;
-            if let Some(n) = &p.name {
-                scope.def(n, Kind::Bytes)?;
-            }
-        }
-        Step::ContentId(c) => {
-            implied.insert("tile");
-            bytes(scope, &c.tile)?;
-        }
-        Step::Patch(p) => {
-            bytes(scope, &p.from)?;
-            if p.edits.is_empty() {
-                return Err("a patch needs edits".into());
-            }
-            for e in &p.edits {
-                check_patch_edit(e, scope)?;
-            }
-            scope.def(&p.name, Kind::Bytes)?;
-        }
-        Step::Expect(_) | Step::Continue(_) => {}
-        Step::FindNearestPoly(q)
-        | Step::FindPath(q)
-        | Step::FindStraightPath(q)
-        | Step::Raycast(q) => {
-            let op = crate::protocol::query::Op::of(step.key()).ok_or("not a query")?;
-            implied.insert(op.feature());
-            q.check(op, &|r: &str| scope.want_ref(r))?;
-        }
-    }
-    Ok(())
-}
-
-fn check_patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), String> {
-    fn one(n: usize, what: &str) -> Result<(), String> {
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(format!("{what}: give exactly one"))
-        }
-    }
+fn patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), StepError> {
     match e {
         PatchEdit::Set(s) => {
             one(
@@ -497,7 +745,7 @@ fn check_patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), String> {
                 scope.want(b, Kind::Bytes)?;
             }
             if s.offset.is_some() && s.hex.is_none() {
-                return Err("set at an offset takes hex".into());
+                return Err(StepError::SetOffsetHex);
             }
             if let Some(h) = &s.hex {
                 parse_hex(h)?;
@@ -526,10 +774,10 @@ fn check_patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), String> {
                 "splice: field, before, after or offset",
             )?;
             if s.remove.is_some() && s.offset.is_none() {
-                return Err("splice: remove goes with offset".into());
+                return Err(StepError::SpliceRemove);
             }
             if s.until.is_some() && (s.offset.is_some() || s.after.is_some() || s.field.is_some()) {
-                return Err("splice: until goes with before".into());
+                return Err(StepError::SpliceUntil);
             }
             one(
                 usize::from(s.hex.is_some()) + usize::from(s.blob.is_some()),
@@ -548,7 +796,8 @@ fn check_patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::load_str;
+    use super::*;
+    use crate::scenario::{load_str, LoadReason};
 
     const OK: &str = "
 schema: 1
@@ -572,70 +821,181 @@ steps:
   - expect: {error: {class: format, field: magic}}
 ";
 
+    fn check_error(id: &str, text: &str) -> CheckError {
+        match load_str(id, text) {
+            Err(LoadReason::Check(e)) => e,
+            other => panic!("{id}: expected a check error, got {other:?}"),
+        }
+    }
+
+    fn step(step: usize, reason: impl Into<StepError>) -> CheckError {
+        CheckError::Step {
+            step,
+            reason: reason.into(),
+        }
+    }
+
     #[test]
     fn load_checks() {
         load_str("snapshot/n_example", OK).unwrap();
+        let n = "snapshot/n_example";
         let cases = [
             (
                 "snapshot/y_example",
-                &OK.replace("n_example", "y_example"),
-                "prefix",
-            ),
-            ("snapshot/n_other", &OK.to_string(), "must equal"),
-            (
-                "snapshot/n_example",
-                &OK.replace("schema: 1", "schema: 2"),
-                "schema",
+                OK.replace("n_example", "y_example"),
+                CheckError::Prefix {
+                    class: Class::Reject,
+                },
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("[navmesh, snapshot-full]", "[navmesh]"),
-                "snapshot-full",
+                "snapshot/n_other",
+                OK.to_string(),
+                CheckError::Id {
+                    id: n.into(),
+                    path: "snapshot/n_other".into(),
+                },
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("[navmesh, ", "[bogus, navmesh, "),
-                "unknown feature",
+                n,
+                OK.replace("schema: 1", "schema: 2"),
+                CheckError::Schema { found: 2 },
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("bytes: bad", "bytes: nope"),
-                "not defined",
+                n,
+                OK.replace("[navmesh, snapshot-full]", "[navmesh]"),
+                CheckError::Unlisted {
+                    feature: "snapshot-full",
+                },
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("title: example", "title: example\nextra: 1"),
-                "unknown field",
+                n,
+                OK.replace("[navmesh, ", "[bogus, navmesh, "),
+                CheckError::UnknownFeature {
+                    feature: "bogus".into(),
+                },
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("columns: 1", "columns: 1, colums: 2"),
-                "unknown field",
+                n,
+                OK.replace("bytes: bad", "bytes: nope"),
+                step(
+                    7,
+                    NameError::Undefined {
+                        name: "nope".into(),
+                    },
+                ),
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("{error: {class: format, field: magic}}", "{outcome: any}"),
-                "error class",
+                n,
+                OK.replace("{error: {class: format, field: magic}}", "{outcome: any}"),
+                CheckError::RejectWithoutError,
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("spec: [snapshot.md#s1]", "spec: [snapshot]"),
-                "anchor",
+                n,
+                OK.replace("spec: [snapshot.md#s1]", "spec: [snapshot]"),
+                CheckError::Anchor {
+                    anchor: "snapshot".into(),
+                },
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("  - expect:", "  - expect: {outcome: ok}\n  - expect:"),
-                "follows",
+                n,
+                OK.replace("  - expect:", "  - expect: {outcome: ok}\n  - expect:"),
+                step(9, StepError::ExpectFirst),
             ),
             (
-                "snapshot/n_example",
-                &OK.replace("add_tile: {mesh: m,", "add_tile: {"),
-                "needs a mesh",
+                n,
+                OK.replace("add_tile: {mesh: m,", "add_tile: {"),
+                step(4, StepError::NeedsMesh { step: "add_tile" }),
+            ),
+            (
+                n,
+                OK.replace(
+                    "name: ra}",
+                    "name: ra}\n  - remove_tile: {mesh: m, ref: 'rb#1'}",
+                ),
+                step(5, NameError::Undefined { name: "rb".into() }),
+            ),
+            (
+                n,
+                OK.replace(
+                    "name: ra}",
+                    "name: ra}\n  - remove_tile: {mesh: m, ref: '0:0:0'}",
+                ),
+                step(
+                    5,
+                    RefError::Malformed {
+                        text: "0:0:0".into(),
+                    },
+                ),
+            ),
+            (
+                n,
+                OK.replace("value: '0x58535058'", "value: '0x58535058', hex: '58'"),
+                step(
+                    6,
+                    StepError::ExactlyOne {
+                        what: "set: value, add, hex or sha256_of",
+                    },
+                ),
+            ),
+            (
+                n,
+                OK.replace("value: '0x58535058'}", "offset: 0, hex: '58'}"),
+                step(
+                    6,
+                    StepError::ExactlyOne {
+                        what: "set: field or offset",
+                    },
+                ),
+            ),
+            (
+                n,
+                OK.replace("field: magic, value: '0x58535058'", "offset: 0, hex: '585'"),
+                step(6, NumberError::OddHexDigits { count: 3 }),
             ),
         ];
         for (id, text, want) in cases {
-            let e = load_str(id, text).unwrap_err();
-            assert!(e.contains(want), "{id}: {e}");
+            assert_eq!(check_error(id, &text), want, "{id}");
         }
+        // Errors the YAML reader gives, with line and column.
+        for (text, want) in [
+            (
+                OK.replace("title: example", "title: example\nextra: 1"),
+                "line 5 column 1: unknown field `extra`",
+            ),
+            (
+                OK.replace("columns: 1", "columns: 1, colums: 2"),
+                "line 9 column 34: unknown field `colums`",
+            ),
+        ] {
+            match load_str(n, &text) {
+                Err(e @ LoadReason::Yaml(_)) => {
+                    assert!(e.to_string().contains(want), "{e}");
+                }
+                other => panic!("expected a YAML error, got {other:?}"),
+            }
+        }
+        // Messages read as they always have.
+        assert_eq!(
+            step(4, StepError::NeedsMesh { step: "add_tile" }).to_string(),
+            "step 4: add_tile needs a mesh key"
+        );
+        assert_eq!(
+            CheckError::Step {
+                step: 3,
+                reason: StepError::Operation {
+                    op: 2,
+                    reason: Box::new(
+                        NameError::WrongKind {
+                            name: "a".into(),
+                            holds: Kind::Bytes,
+                            wanted: Kind::Mesh
+                        }
+                        .into()
+                    )
+                }
+            }
+            .to_string(),
+            "step 3: operation 2: \"a\" is a Bytes, not a Mesh"
+        );
     }
 }

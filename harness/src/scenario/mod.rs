@@ -15,9 +15,9 @@ pub mod query;
 pub mod refs;
 
 pub use anchors::anchor_in;
-pub use check::check;
+pub use check::{check, CheckError, NameError, StepError};
 pub use features::{is_feature, FEATURES};
-pub use load::{find_files, load_compiled, load_file, load_str, Case, LoadError};
+pub use load::{find_files, load_compiled, load_file, load_str, Case, LoadError, LoadReason};
 pub use model::*;
 pub use numbers::{parse_exact, parse_hex, parse_int, Exact};
 pub use refs::RefSpec;

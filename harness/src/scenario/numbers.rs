@@ -20,8 +20,77 @@ impl Serialize for Exact {
     }
 }
 
+/// A number or hex text that is not what the scenario format allows.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NumberError {
+    /// `0x` float bits with other than 16 digits.
+    #[error("{text:?}: float bits need exactly 16 hex digits")]
+    BitsDigits {
+        /// The text.
+        text: String,
+    },
+    /// `0x` float bits that are not hex.
+    #[error("{text:?}: {reason}")]
+    BadBits {
+        /// The text.
+        text: String,
+        /// Why.
+        reason: std::num::ParseIntError,
+    },
+    /// A NaN or an infinity (exact floats are finite).
+    #[error("{text:?} is not finite")]
+    NotFinite {
+        /// The text.
+        text: String,
+    },
+    /// Neither a decimal nor float bits.
+    #[error("{text:?} is not a decimal number or 0x float bits")]
+    NotDecimal {
+        /// The text.
+        text: String,
+    },
+    /// A decimal Rust does not read as a float.
+    #[error("{text:?}: {reason}")]
+    BadFloat {
+        /// The text.
+        text: String,
+        /// Why.
+        reason: std::num::ParseFloatError,
+    },
+    /// A decimal with more digits than the binary64 it rounds to needs.
+    #[error(
+        "{text:?} is not the shortest decimal of the binary64 it rounds to; write {value} or 0x{:016x}",
+        value.to_bits()
+    )]
+    NotShortest {
+        /// The text.
+        text: String,
+        /// The binary64 it rounds to.
+        value: f64,
+    },
+    /// Not a decimal or `0x` integer (or out of the 128-bit range).
+    #[error("{text:?} is not an integer")]
+    NotInteger {
+        /// The text.
+        text: String,
+    },
+    /// A character of hex bytes that is not a hex digit.
+    #[error("{digit:?} is not a hex digit")]
+    HexDigit {
+        /// The character.
+        digit: char,
+    },
+    /// Hex bytes with an odd number of digits.
+    #[error("odd number of hex digits ({count})")]
+    OddHexDigits {
+        /// How many digits.
+        count: usize,
+    },
+}
+
 /// Sign, significant digits (no leading or trailing zeros) and decimal exponent of a decimal
-/// number written in the usual notations (`12`, `-0.5`, `1.25e-3`). `None` if it is not one.
+/// number written in the usual notations (`12`, `-0.5`, `1.25e-3`). `None` if it is not one (or
+/// its exponent is beyond 64 bits).
 fn decimal_parts(s: &str) -> Option<(bool, String, i64)> {
     let (neg, body) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
@@ -50,72 +119,90 @@ fn decimal_parts(s: &str) -> Option<(bool, String, i64)> {
     if sig.is_empty() {
         return Some((neg, String::new(), 0));
     }
-    let point = int.len() as i64 - lead as i64 + exp;
+    let point = i64::try_from(int.len())
+        .ok()?
+        .checked_sub(i64::try_from(lead).ok()?)?
+        .checked_add(exp)?;
     Some((neg, sig, point))
 }
 
 /// Parses an exact float: `0x` + 16 hex digits (bits), or the shortest round-trip decimal.
-pub fn parse_exact(text: &str) -> Result<f64, String> {
+pub fn parse_exact(text: &str) -> Result<f64, NumberError> {
     let s = text.trim();
+    let text = || s.to_owned();
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         if h.len() != 16 {
-            return Err(format!("{s:?}: float bits need exactly 16 hex digits"));
+            return Err(NumberError::BitsDigits { text: text() });
         }
-        let bits = u64::from_str_radix(h, 16).map_err(|e| format!("{s:?}: {e}"))?;
+        let bits = u64::from_str_radix(h, 16).map_err(|reason| NumberError::BadBits {
+            text: text(),
+            reason,
+        })?;
         let v = f64::from_bits(bits);
         return if v.is_finite() {
             Ok(v)
         } else {
-            Err(format!("{s:?} is not finite"))
+            Err(NumberError::NotFinite { text: text() })
         };
     }
     let Some(parts) = decimal_parts(s) else {
-        return Err(format!("{s:?} is not a decimal number or 0x float bits"));
+        return Err(NumberError::NotDecimal { text: text() });
     };
-    let v: f64 = s.parse().map_err(|e| format!("{s:?}: {e}"))?;
+    let v: f64 = s.parse().map_err(|reason| NumberError::BadFloat {
+        text: text(),
+        reason,
+    })?;
     if !v.is_finite() {
-        return Err(format!("{s:?} is not finite"));
+        return Err(NumberError::NotFinite { text: text() });
     }
     let shortest = format!("{v:e}");
     if decimal_parts(&shortest) != Some(parts) {
-        return Err(format!(
-            "{s:?} is not the shortest decimal of the binary64 it rounds to; write {v} or 0x{:016x}",
-            v.to_bits()
-        ));
+        return Err(NumberError::NotShortest {
+            text: text(),
+            value: v,
+        });
     }
     Ok(v)
 }
 
 /// Parses an integer written in decimal (optionally signed) or `0x` hex.
-pub fn parse_int(text: &str) -> Result<i128, String> {
+pub fn parse_int(text: &str) -> Result<i128, NumberError> {
     let s = text.trim();
+    let bad = || NumberError::NotInteger { text: s.to_owned() };
     let (neg, body) = match s.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, s),
     };
+    if body.starts_with('-') {
+        return Err(bad());
+    }
     let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         Some(h) => i128::from_str_radix(h, 16),
         None => body.parse::<i128>(),
     }
-    .map_err(|_| format!("{s:?} is not an integer"))?;
-    Ok(if neg { -v } else { v })
+    .map_err(|_| bad())?;
+    if neg {
+        v.checked_neg().ok_or_else(bad)
+    } else {
+        Ok(v)
+    }
 }
 
 /// Parses hex bytes: whitespace is ignored and `#` starts a comment to the end of the line, so
 /// long blobs can be written as commented chunks.
-pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, NumberError> {
     let mut digits = Vec::new();
     for line in text.lines() {
         let code = line.split('#').next().unwrap_or("");
         for c in code.chars().filter(|c| !c.is_whitespace()) {
-            let d = c
-                .to_digit(16)
-                .ok_or_else(|| format!("{c:?} is not a hex digit"))?;
+            let d = c.to_digit(16).ok_or(NumberError::HexDigit { digit: c })?;
             digits.push(d as u8);
         }
     }
     if digits.len() % 2 != 0 {
-        return Err(format!("odd number of hex digits ({})", digits.len()));
+        return Err(NumberError::OddHexDigits {
+            count: digits.len(),
+        });
     }
     Ok(digits.chunks(2).map(|p| p[0] << 4 | p[1]).collect())
 }
@@ -152,6 +239,51 @@ mod tests {
         ] {
             assert!(parse_exact(s).is_err(), "{s}");
         }
+        assert_eq!(
+            parse_exact("0.1000000000000000055511151231257827"),
+            Err(NumberError::NotShortest {
+                text: "0.1000000000000000055511151231257827".into(),
+                value: 0.1
+            })
+        );
+        assert_eq!(
+            parse_exact("0x12").unwrap_err().to_string(),
+            "\"0x12\": float bits need exactly 16 hex digits"
+        );
+    }
+
+    /// Exponents and signs at the ends of their ranges are errors, never an overflow.
+    #[test]
+    fn extreme_numbers_are_errors() {
+        for s in [
+            "1e9223372036854775807",
+            "0.0001e-9223372036854775808",
+            "1e99999999999999999999",
+        ] {
+            assert!(parse_exact(s).is_err(), "{s}");
+        }
+        let min = "-170141183460469231731687303715884105728";
+        // i128::MIN itself is out of reach: its magnitude does not fit before the sign applies.
+        assert!(parse_int(min).is_err());
+        assert_eq!(
+            parse_int(&min[1..]),
+            Err(NumberError::NotInteger {
+                text: min[1..].into()
+            })
+        );
+        assert_eq!(
+            parse_int("-170141183460469231731687303715884105727"),
+            Ok(-i128::MAX)
+        );
+        for s in [format!("-{min}"), "--5".into(), "+-5".into()] {
+            assert_eq!(
+                parse_int(&s),
+                Err(NumberError::NotInteger { text: s.clone() }),
+                "{s}"
+            );
+        }
+        assert_eq!(parse_int("-0x10"), Ok(-16));
+        assert_eq!(parse_int("+5"), Ok(5));
     }
 
     #[test]
@@ -160,7 +292,10 @@ mod tests {
             parse_hex("4f4e 544c   # magic\n0200 # version\n").unwrap(),
             b"ONTL\x02\x00"
         );
-        assert!(parse_hex("4f4").is_err());
-        assert!(parse_hex("zz").is_err());
+        assert_eq!(
+            parse_hex("4f4"),
+            Err(NumberError::OddHexDigits { count: 3 })
+        );
+        assert_eq!(parse_hex("zz"), Err(NumberError::HexDigit { digit: 'z' }));
     }
 }

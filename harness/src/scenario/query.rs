@@ -13,6 +13,23 @@ use crate::protocol::query::Op;
 /// The default node-pool size of a query step.
 pub const DEFAULT_MAX_NODES: u32 = 2048;
 
+/// A query step with keys its query does not take, or without one it needs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryKeyError {
+    /// A key the query does not take.
+    #[error("this query takes no {key}")]
+    TakesNo {
+        /// The key.
+        key: &'static str,
+    },
+    /// A key the query needs.
+    #[error("this query needs {key}")]
+    Needs {
+        /// The key.
+        key: &'static str,
+    },
+}
+
 /// A query filter in a scenario.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,13 +83,9 @@ pub struct QueryStep {
 }
 
 impl QueryStep {
-    /// The load-time check: exactly the keys `op` takes, references well formed.
-    pub fn check(
-        &self,
-        op: Op,
-        want_ref: &dyn Fn(&str) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let have: [(&str, bool); 10] = [
+    /// The load-time check of the keys: exactly those `op` takes.
+    pub fn check_keys(&self, op: Op) -> Result<(), QueryKeyError> {
+        let have: [(&'static str, bool); 10] = [
             ("center", self.center.is_some()),
             ("half_extents", self.half_extents.is_some()),
             ("start", self.start.is_some()),
@@ -92,27 +105,27 @@ impl QueryStep {
                 other => other,
             }
         }
-        for (k, present) in have {
-            let w = wire(k);
+        for (key, present) in have {
+            let w = wire(key);
             let allowed = required.contains(&w)
                 || optional.contains(&w)
                 || (w == "area_crossings" && optional.contains(&"all_crossings"));
             if present && !allowed {
-                return Err(format!("this query takes no {k}"));
+                return Err(QueryKeyError::TakesNo { key });
             }
             if !present && required.contains(&w) {
-                return Err(format!("this query needs {k}"));
+                return Err(QueryKeyError::Needs { key });
             }
         }
-        for r in self
-            .start
+        Ok(())
+    }
+
+    /// The references it names: start, end and the corridor.
+    pub fn refs(&self) -> impl Iterator<Item = &String> {
+        self.start
             .iter()
             .chain(self.end.iter())
             .chain(self.corridor.iter().flatten())
-        {
-            want_ref(r)?;
-        }
-        Ok(())
     }
 
     /// The wire `args`, references resolved by `resolve`.

@@ -32,10 +32,33 @@ pub enum MutantKind {
     Hang(String),
 }
 
-impl FromStr for MutantKind {
-    type Err = String;
+/// A mutant name `onav testee --mutant` does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MutantError {
+    /// `crash-on-op:K` with K not a count from 1.
+    #[error("crash-on-op needs a count ≥ 1, not {count:?}")]
+    Count {
+        /// K as written.
+        count: String,
+    },
+    /// `hang-on:OP` with an op the protocol does not have.
+    #[error("hang-on: unknown op {op:?}")]
+    Op {
+        /// OP as written.
+        op: String,
+    },
+    /// No mutant of that name.
+    #[error("unknown mutant {name:?}; known: {}", MUTANT_NAMES.join(", "))]
+    Unknown {
+        /// The name.
+        name: String,
+    },
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for MutantKind {
+    type Err = MutantError;
+
+    fn from_str(s: &str) -> Result<Self, MutantError> {
         Ok(match s {
             "accept-every-restore" => Self::AcceptEveryRestore,
             "reject-every-restore" => Self::RejectEveryRestore,
@@ -45,18 +68,19 @@ impl FromStr for MutantKind {
                 if let Some(k) = s.strip_prefix("crash-on-op:") {
                     match k.parse() {
                         Ok(k @ 1..) => Self::CrashOnOp(k),
-                        _ => return Err(format!("crash-on-op needs a count ≥ 1, not {k:?}")),
+                        _ => {
+                            return Err(MutantError::Count {
+                                count: k.to_owned(),
+                            })
+                        }
                     }
                 } else if let Some(op) = s.strip_prefix("hang-on:") {
                     if !crate::protocol::OPS.contains(&op) {
-                        return Err(format!("hang-on: unknown op {op:?}"));
+                        return Err(MutantError::Op { op: op.to_owned() });
                     }
                     Self::Hang(op.into())
                 } else {
-                    return Err(format!(
-                        "unknown mutant {s:?}; known: {}",
-                        MUTANT_NAMES.join(", ")
-                    ));
+                    return Err(MutantError::Unknown { name: s.to_owned() });
                 }
             }
         })

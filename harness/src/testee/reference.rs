@@ -238,7 +238,7 @@ impl Reference {
             | Request::FindStraightPath { mesh, args }
             | Request::Raycast { mesh, args } => {
                 let m: &TiledNavMesh = self.mesh(mesh)?;
-                let a = Args::parse(req.op(), args).map_err(wire::error)?;
+                let a = Args::parse(req.op(), args).map_err(|e| wire::error(e.to_string()))?;
                 Self::query(m, &a)?
             }
             Request::Drop { mesh } => {

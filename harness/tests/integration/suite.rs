@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use onav_harness::commands;
+use onav_harness::commands::{self, Outcome};
+use onav_harness::error::HarnessError;
 use onav_harness::exec::{run_scenario, without_corruptions, Status};
-use onav_harness::golden::{Manifest, Store};
+use onav_harness::golden::{GoldenProblem, Manifest, ManifestError, ManifestLineError, Store};
 use onav_harness::scenario::{self, Class, Step};
 use onav_harness::suite::{self, Target};
 use onav_harness::testee::reference::Reference;
@@ -130,10 +131,13 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     let mut bad = good.clone();
     bad[10] ^= 1;
     std::fs::write(&path, &bad).unwrap();
-    assert!(check(&t.0)
-        .0
-        .iter()
-        .any(|m| m.contains("does not match the manifest")));
+    assert!(
+        check(&t.0)
+            .0
+            .iter()
+            .any(|m| m.ends_with("does not match the manifest")),
+        "a damaged bytes file is found"
+    );
     std::fs::write(&path, &good).unwrap();
     // Stale manifest entry.
     let mut m = manifest.clone();
@@ -146,9 +150,9 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     std::fs::write(store.manifest_path(), m.render()).unwrap();
     let (msgs, orphans) = check(&t.0);
     assert!(msgs.iter().any(|m| m.starts_with("pending golden")));
-    assert!(orphans
-        .iter()
-        .any(|o| o.contains("orphaned golden bytes file")));
+    assert!(orphans.contains(&GoldenProblem::OrphanFile {
+        path: store.bytes_path(&key)
+    }));
     // Orphaned entry.
     let mut m = manifest.clone();
     m.entries.insert(
@@ -156,24 +160,58 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
         onav_harness::golden::Entry::of(b"x"),
     );
     std::fs::write(store.manifest_path(), m.render()).unwrap();
-    assert!(check(&t.0).1.iter().any(|o| o.contains("nowhere/y_gone/x")));
+    assert_eq!(
+        check(&t.0).1,
+        [GoldenProblem::OrphanEntry {
+            key: "nowhere/y_gone/x".into()
+        }]
+    );
     // Unsorted manifests are refused.
     let mut lines: Vec<String> = manifest.render().lines().map(str::to_owned).collect();
     lines.reverse();
     std::fs::write(store.manifest_path(), lines.join("\n") + "\n").unwrap();
-    assert!(suite::check_goldens(&t.0, &s.cases, &mut fresh.clone(), true).is_err());
+    assert!(matches!(
+        suite::check_goldens(&t.0, &s.cases, &mut fresh.clone(), true),
+        Err(ManifestError::Line {
+            source: ManifestLineError::Order { line: 2, .. },
+            ..
+        })
+    ));
 }
 
+/// In CI bless refuses and writes nothing; outside it, bless writes back a golden the manifest
+/// lost. The environment is passed in, never set for the whole test binary.
 #[test]
-fn bless_refuses_in_ci() {
-    std::env::set_var("CI", "true");
-    assert_eq!(commands::bless(&root(), None), commands::USAGE);
+fn bless_refuses_in_ci_and_writes_outside_it() {
+    let t = Temp::new("bless");
+    for d in ["scenarios", "spec", "golden"] {
+        copy_dir(&root().join(d), &t.0.join(d));
+    }
+    let store = Store::at(&t.0);
+    let manifest = Manifest::read(&store.manifest_path()).unwrap();
+    let mut lost = manifest.clone();
+    let key = lost.entries.keys().next().unwrap().clone();
+    lost.entries.remove(&key);
+    std::fs::write(store.manifest_path(), lost.render()).unwrap();
+    assert!(matches!(
+        commands::bless::run(&t.0, None, true),
+        Err(HarnessError::BlessInCi)
+    ));
+    assert_eq!(Manifest::read(&store.manifest_path()).unwrap(), lost);
+    assert_eq!(
+        commands::bless::run(&t.0, None, false).unwrap(),
+        Outcome::Pass
+    );
+    assert_eq!(Manifest::read(&store.manifest_path()).unwrap(), manifest);
 }
 
 #[test]
 fn compiled_suite_replays_against_the_reference() {
     let t = Temp::new("compiled");
-    assert_eq!(commands::compile(&root(), &t.0), commands::OK);
+    assert_eq!(
+        commands::compile::run(&root(), &t.0).unwrap(),
+        Outcome::Pass
+    );
     let cases = scenario::load_compiled(&t.0).unwrap();
     let yaml = suite::load(&root(), &[], None);
     assert_eq!(cases.len(), yaml.cases.len());
@@ -223,8 +261,8 @@ fn thread_matrix_agrees_with_itself_and_the_goldens() {
     let t = Temp::new("matrix");
     let out = t.0.join("matrix.json");
     assert_eq!(
-        commands::matrix(&root(), Some(&[1, 2]), Some(&out)),
-        commands::OK
+        commands::matrix::run(&root(), Some(&[1, 2]), Some(&out)).unwrap(),
+        Outcome::Pass
     );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -232,8 +270,8 @@ fn thread_matrix_agrees_with_itself_and_the_goldens() {
     assert!(doc["environment"]["pointer_width"].is_number());
     let golden = Store::at(&root()).manifest_path();
     assert_eq!(
-        commands::matrix_compare(std::slice::from_ref(&out), Some(&golden)),
-        commands::OK
+        commands::matrix_compare::run(std::slice::from_ref(&out), Some(&golden)).unwrap(),
+        Outcome::Pass
     );
     // A job that disagrees is found, and the splitting axis named.
     let mut other = doc.clone();
@@ -246,14 +284,14 @@ fn thread_matrix_agrees_with_itself_and_the_goldens() {
     let other_path = t.0.join("other.json");
     std::fs::write(&other_path, other.to_string()).unwrap();
     assert_eq!(
-        commands::matrix_compare(&[out, other_path], None),
-        commands::FAILED
+        commands::matrix_compare::run(&[out, other_path], None).unwrap(),
+        Outcome::Differ
     );
 }
 
 #[test]
 fn spec_scenario_lines_are_current() {
-    let stale = commands::spec_index_texts(&root()).unwrap();
+    let stale = commands::spec_index::texts(&root()).unwrap();
     let files: Vec<String> = stale.iter().map(|(p, _)| p.display().to_string()).collect();
     assert!(files.is_empty(), "run `onav spec-index`: {files:?}");
 }
