@@ -51,7 +51,7 @@ pub enum HarnessError {
     BlessInCi,
     /// A scenario that does not load, where every scenario must.
     #[error(transparent)]
-    Load(#[from] LoadError),
+    Load(Box<LoadError>),
     /// A file given with `--library` that holds no tiles onav accepts.
     #[error("{}: {source}", path.display())]
     Library {
@@ -103,6 +103,12 @@ pub enum MatrixFileError {
         /// The case key.
         case: String,
     },
+}
+
+impl From<LoadError> for HarnessError {
+    fn from(e: LoadError) -> Self {
+        Self::Load(Box::new(e))
+    }
 }
 
 impl HarnessError {

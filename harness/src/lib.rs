@@ -9,6 +9,7 @@ pub mod fuzzing;
 pub mod glob;
 pub mod golden;
 pub mod hex;
+pub mod limits;
 pub mod protocol;
 pub mod report;
 pub mod scenario;

@@ -32,8 +32,8 @@ pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
         .iter()
         .map(|c| {
             let opts = exec::Options {
-                files: c.dir.clone(),
                 keep_going: true,
+                ..exec::Options::in_dir(&c.dir)
             };
             let run = exec::run(&c.id, &c.scenario, &mut Reference::new(), &opts);
             CaseResult {

@@ -5,52 +5,49 @@
 use std::collections::BTreeMap;
 
 use onav::generator::WorldSpec;
-use onav::{AgentSizes, NavTile, RawTile, TilePos};
+use onav::{AgentSizes, NavTile, RawTile};
 
 use super::{harness, Done, Exec, Stop, R};
 use crate::exec::Status;
 use crate::files::patch;
-use crate::scenario::{parse_hex, RawEdit, Step, WorldStep};
+use crate::scenario::{parse_hex, world, RawEdit, Step};
 
 impl Exec<'_> {
     /// Runs a local step.
     pub(super) fn local(&mut self, step: &Step) -> R<Done> {
         match step {
+            // The load-time checks ranged every world and position already; a scenario built in
+            // code has not been through them, so the same checks run again here.
             Step::World(w) => {
                 let like = match &w.like {
                     Some(l) => Some(self.env.world(l)?.clone()),
                     None => None,
                 };
-                let spec = world_of(w, like.as_ref());
+                let spec = world::world(self.index, w, like.as_ref())
+                    .map_err(|e| Stop(Status::Error, e.to_string()))?;
                 self.env.worlds.insert(w.name.clone(), spec);
                 Ok(Done::local(None))
             }
             Step::Tile(t) => {
-                let w = self.env.world(&t.world)?;
-                let b = w
-                    .raw_tile(TilePos {
-                        column: t.at.0,
-                        row: t.at.1,
-                        layer: t.at.2,
-                    })
-                    .to_bytes();
+                let pos = world::position(self.index, t)
+                    .map_err(|e| Stop(Status::Error, e.to_string()))?;
+                let b = world::tile_bytes(self.env.world(&t.world)?, pos);
                 self.blob(&t.name, &b);
                 Ok(Done::local(Some(b)))
             }
             Step::Tiles(t) => {
                 let w = self.env.world(&t.world)?.clone();
-                let pos = w.positions();
-                if pos.len() != t.names.len() {
+                // Counted before anything is generated or allocated.
+                let count = world::tile_count(&w);
+                if count != t.names.len() as u64 {
                     return harness(format!(
-                        "world {} has {} tiles; {} names given",
+                        "world {} has {count} tiles; {} names given",
                         t.world,
-                        pos.len(),
                         t.names.len()
                     ));
                 }
-                for (p, n) in pos.into_iter().zip(&t.names) {
-                    let b = w.raw_tile(p).to_bytes();
-                    self.blob(n, &b);
+                for (b, n) in world::tiles_bytes(&w).iter().zip(&t.names) {
+                    self.blob(n, b);
                 }
                 Ok(Done::local(None))
             }
@@ -59,6 +56,16 @@ impl Exec<'_> {
                     (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e.to_string()))?,
                     (None, Some(f)) => {
                         let p = self.opts.files.join(f);
+                        let max = self.opts.max_bytes;
+                        match std::fs::metadata(&p).map(|m| m.len()) {
+                            Ok(n) if n > max as u64 => {
+                                return harness(format!(
+                                    "{}: {n} bytes, more than the {max} a step may make",
+                                    p.display()
+                                ))
+                            }
+                            _ => {}
+                        }
                         match std::fs::read(&p) {
                             Ok(v) => v,
                             Err(e) => return harness(format!("{}: {e}", p.display())),
@@ -86,8 +93,13 @@ impl Exec<'_> {
             Step::Patch(p) => {
                 let src = self.env.bytes(&p.from)?;
                 let blobs = &self.env.bytes;
-                let (b, low) = patch::apply(&src, &p.edits, &|n| blobs.get(n).cloned())
-                    .map_err(|e| Stop(Status::Error, format!("patch {}: {e}", p.name)))?;
+                let (b, low) = patch::apply(
+                    &src,
+                    &p.edits,
+                    &|n| blobs.get(n).cloned(),
+                    self.opts.max_bytes,
+                )
+                .map_err(|e| Stop(Status::Error, format!("patch {}: {e}", p.name)))?;
                 self.lower.patch(p, &low);
                 self.env.define_bytes(&p.name, b.clone());
                 Ok(Done::local(Some(b)))
@@ -101,48 +113,6 @@ impl Exec<'_> {
         self.lower.blob(name, b);
         self.env.define_bytes(name, b.to_vec());
     }
-}
-
-/// Builds a `WorldSpec` from a `world` step (unset fields from `like`, else the defaults).
-fn world_of(w: &WorldStep, like: Option<&WorldSpec>) -> WorldSpec {
-    let mut s = like.cloned().unwrap_or_default();
-    macro_rules! take {
-        ($($f:ident),*) => { $( if let Some(v) = w.$f { s.$f = v; } )* };
-    }
-    take!(
-        seed,
-        columns,
-        rows,
-        layers,
-        quads,
-        vary_density,
-        hole_chance,
-        links_per_tile,
-        area_kinds
-    );
-    if let Some(o) = w.origin {
-        s.origin = o.map(|x| x.0);
-    }
-    if let Some(v) = w.tile_size {
-        s.tile_size = v.0;
-    }
-    if let Some(v) = w.slope {
-        s.slope = v.map(|x| x.0);
-    }
-    if let Some(v) = w.bump {
-        s.bump = v.0;
-    }
-    if let Some(v) = w.layer_gap {
-        s.layer_gap = v.0;
-    }
-    if let Some(a) = w.agent {
-        s.agent = AgentSizes {
-            height: a.height.0,
-            radius: a.radius.0,
-            climb: a.climb.0,
-        };
-    }
-    s
 }
 
 fn raw_edit(t: &mut RawTile, e: &RawEdit, worlds: &BTreeMap<String, WorldSpec>) -> R<()> {
@@ -183,7 +153,7 @@ fn raw_edit(t: &mut RawTile, e: &RawEdit, worlds: &BTreeMap<String, WorldSpec>) 
             t.flags.truncate(g);
         }
         RawEdit::DigestOf(w) => match worlds.get(w) {
-            Some(w) => t.digest = w.digest(),
+            Some(w) => t.digest = onav::SettingsDigest(world::digest(w)),
             None => return harness(format!("no world {w:?}")),
         },
         RawEdit::Agent(a) => {

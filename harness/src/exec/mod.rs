@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::limits::MAX_SCENARIO_BYTES;
 use crate::protocol::{Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
 use crate::scenario::{Scenario, Step};
 
@@ -96,6 +97,9 @@ pub struct Options {
     /// Record a failed expectation (the first one is the case's failure) and carry on, so that
     /// every step is lowered.
     pub keep_going: bool,
+    /// The longest byte string a local step may make ([`MAX_SCENARIO_BYTES`] unless a caller
+    /// wants less).
+    pub max_bytes: usize,
 }
 
 impl Options {
@@ -104,6 +108,7 @@ impl Options {
         Self {
             files: files.to_path_buf(),
             keep_going: false,
+            max_bytes: MAX_SCENARIO_BYTES,
         }
     }
 }
@@ -115,6 +120,8 @@ struct Exec<'a> {
     run: CaseRun,
     lower: Lowering,
     opts: &'a Options,
+    /// The index of the step running (for the field paths of errors).
+    index: usize,
 }
 
 impl Exec<'_> {
@@ -163,6 +170,7 @@ impl Exec<'_> {
                 Some(Step::Expect(e)) => Some(&**e),
                 _ => None,
             };
+            self.index = i;
             let at = |s: Stop| Stop(s.0, format!("step {} ({}): {}", i + 1, step.key(), s.1));
             let before = match (expect, Self::mesh_of(step, None)) {
                 (Some(e), Some(m)) if e.state.is_some() => Some(self.observe(&m).map_err(at)?),
@@ -196,6 +204,7 @@ pub fn run(case: &str, s: &Scenario, backend: &mut dyn Backend, opts: &Options) 
         run: CaseRun::default(),
         lower: Lowering::new(case),
         opts,
+        index: 0,
     };
     if let Err(Stop(status, m)) = ex.steps(&s.steps) {
         if ex.run.stop.is_none() || status != Status::Fail {
@@ -385,4 +394,67 @@ steps:
              polygons) that no polygon reference can name"
         );
     }
+
+    /// A `tiles` step compares the world's tile count with its names before generating
+    /// anything: a world of a million tiles with one name fails at once.
+    #[test]
+    fn tiles_are_counted_before_they_are_generated() {
+        let text = "
+schema: 1
+id: tile/y_x
+title: t
+class: accept
+spec: [conformance.md#1.12]
+features: [tile]
+steps:
+  - world: {name: w, columns: 1048575, rows: 1, quads: 255}
+  - tiles: {world: w, names: [a]}
+";
+        let c = load_str("tile/y_x", text).unwrap();
+        let start = std::time::Instant::now();
+        let r = run_scenario(
+            "tile/y_x",
+            &c.scenario,
+            &mut Reference::new(),
+            Path::new("."),
+        );
+        assert_eq!(r.status(), Status::Error);
+        assert_eq!(
+            r.message(),
+            "step 2 (tiles): world w has 1048575 tiles; 1 names given"
+        );
+        assert!(r.blobs.is_empty());
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    /// A scenario built in code, past the load-time checks, meets the same ranges at run time.
+    #[test]
+    fn worlds_out_of_range_are_refused_at_run_time_too() {
+        let c = load_str("tile/y_x", &A_WORLD.replace("quads: 1", "quads: 2")).unwrap();
+        let mut s = c.scenario.clone();
+        if let Step::World(w) = &mut s.steps[0] {
+            w.quads = Some(crate::scenario::Located::new(70_000));
+        }
+        let r = run_scenario("tile/y_x", &s, &mut Reference::new(), Path::new("."));
+        assert_eq!(r.status(), Status::Error);
+        assert!(
+            r.message()
+                .starts_with("step 1 (world): steps[0].world.quads is 70000, outside 0 ..= 255"),
+            "{}",
+            r.message()
+        );
+    }
+
+    const A_WORLD: &str = "
+schema: 1
+id: tile/y_x
+title: t
+class: accept
+spec: [conformance.md#1.12]
+features: [tile]
+steps:
+  - world: {name: w, columns: 1, rows: 1, quads: 1}
+  - tile: {name: a, world: w, at: [0, 0, 0]}
+  - parse_tile: {tile: a}
+";
 }

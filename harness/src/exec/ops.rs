@@ -2,7 +2,6 @@
 //! outcome is traced (to compare runs at several thread counts), and what it names — meshes, tile
 //! references, output bytes — is bound to the step's names.
 
-use onav::params::{Grid, MeshParams};
 use serde_json::{Map, Value};
 
 use super::{harness, Done, Exec, Outcome, Stop, R};
@@ -10,7 +9,7 @@ use crate::exec::Status;
 use crate::hex::sha256_hex;
 use crate::protocol::{ref_from_hex, wire, BackendFailure, Reply, Request};
 use crate::scenario::refs::resolve_ref;
-use crate::scenario::{parse_hex, Step};
+use crate::scenario::{parse_hex, world, Step};
 
 /// A string field of a reply.
 fn field_str<'m>(m: &'m Map<String, Value>, k: &str, op: &str) -> R<&'m str> {
@@ -127,21 +126,17 @@ impl Exec<'_> {
         let bytes = match (&n.params, &n.world) {
             (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e.to_string()))?,
             (None, Some(wn)) => {
-                let w = self.env.world(wn)?.clone();
+                let w = self.env.world(wn)?;
                 let digest = match &n.digest_of {
-                    Some(d) => self.env.world(d)?.digest(),
-                    None => w.digest(),
+                    Some(d) => world::digest(self.env.world(d)?),
+                    None => world::digest(w),
                 };
-                MeshParams {
-                    grid: Grid {
-                        origin: n.origin.map_or(w.origin, |o| o.map(|x| x.0)),
-                        tile_size: n.tile_size.map_or(w.tile_size, |t| t.0),
-                    },
-                    slot_count: n.slots.unwrap_or(0),
+                wire::params_block(
+                    n.origin.map_or(w.origin, |o| o.map(|x| x.0)),
+                    n.tile_size.map_or(w.tile_size, |t| t.0),
+                    n.slots.unwrap_or(0),
                     digest,
-                }
-                .to_bytes()
-                .to_vec()
+                )
             }
             (None, None) => return harness("new_mesh without world or params"),
         };

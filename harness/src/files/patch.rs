@@ -166,6 +166,15 @@ pub enum PatchError {
     /// `fit_length` of more than 4 GiB.
     #[error("too long")]
     TooLong,
+    /// An edit that would make the bytes longer than a scenario step may
+    /// (`spec/conformance.md` §1.12, R1).
+    #[error("the result would be {length} bytes, more than {max}")]
+    TooLarge {
+        /// The length it would have.
+        length: usize,
+        /// The most allowed.
+        max: usize,
+    },
 }
 
 /// A byte-level edit: what every patch edit lowers to.
@@ -198,8 +207,15 @@ pub enum LowEdit {
 }
 
 impl LowEdit {
-    /// Applies the edit.
-    pub fn apply(&self, b: &mut Vec<u8>) -> Result<(), PatchError> {
+    /// Applies the edit, refusing to make more than `max` bytes (checked before anything grows).
+    pub fn apply(&self, b: &mut Vec<u8>, max: usize) -> Result<(), PatchError> {
+        let grows_to = |length: usize| {
+            if length > max {
+                Err(PatchError::TooLarge { length, max })
+            } else {
+                Ok(())
+            }
+        };
         match self {
             LowEdit::Set { offset, hex } => {
                 let v = parse_hex(hex)?;
@@ -230,6 +246,7 @@ impl LowEdit {
                         remove: *remove,
                         length: b.len(),
                     })?;
+                grows_to((b.len() - range.len()).saturating_add(v.len()))?;
                 b.splice(range, v);
             }
             LowEdit::Truncate { keep } => {
@@ -242,7 +259,11 @@ impl LowEdit {
                     })?;
                 b.truncate(n);
             }
-            LowEdit::Append(hex) => b.extend(parse_hex(hex)?),
+            LowEdit::Append(hex) => {
+                let v = parse_hex(hex)?;
+                grows_to(b.len().saturating_add(v.len()))?;
+                b.extend(v);
+            }
         }
         Ok(())
     }
@@ -502,11 +523,13 @@ pub fn lower(
     })
 }
 
-/// Applies edits in order; returns the new bytes and the lowered edits.
+/// Applies edits in order, never making more than `max` bytes; returns the new bytes and the
+/// lowered edits.
 pub fn apply(
     bytes: &[u8],
     edits: &[PatchEdit],
     blob: &dyn Fn(&str) -> Option<Vec<u8>>,
+    max: usize,
 ) -> Result<(Vec<u8>, Vec<LowEdit>), PatchError> {
     let mut cur = bytes.to_vec();
     let mut low = Vec::with_capacity(edits.len());
@@ -516,7 +539,7 @@ pub fn apply(
             reason: Box::new(reason),
         };
         let l = lower(&cur, e, blob).map_err(at)?;
-        l.apply(&mut cur).map_err(at)?;
+        l.apply(&mut cur, max).map_err(at)?;
         low.push(l);
     }
     Ok((cur, low))
@@ -540,6 +563,14 @@ mod tests {
             m.add_tile(t).unwrap();
         }
         m.snapshot(SnapshotMode::Full)
+    }
+
+    fn apply(
+        bytes: &[u8],
+        edits: &[PatchEdit],
+        blob: &dyn Fn(&str) -> Option<Vec<u8>>,
+    ) -> Result<(Vec<u8>, Vec<LowEdit>), PatchError> {
+        super::apply(bytes, edits, blob, usize::MAX)
     }
 
     fn set(field: &str, value: &str) -> PatchEdit {
@@ -566,9 +597,36 @@ mod tests {
         let (b, _) = apply(&s, &[set("params.origin.x", "nan")], &none).unwrap();
         let e = onav::NavMeshSnapshot::restore(&b, &onav::TileLibrary::new()).unwrap_err();
         assert_eq!(e.field(), "params.origin.x");
-        assert!(apply(&s, &[set("params.origin.x", "0.10000000000000001")], &none).is_err());
-        assert!(apply(&s, &[set("slot[0].kind", "256")], &none).is_err());
-        assert!(apply(&s, &[set("no.such", "1")], &none).is_err());
+        let edit = |index, reason| PatchError::Edit {
+            index,
+            reason: Box::new(reason),
+        };
+        assert!(matches!(
+            apply(&s, &[set("params.origin.x", "0.10000000000000001")], &none),
+            Err(PatchError::Edit { index: 1, reason }) if matches!(*reason, PatchError::Number(NumberError::NotShortest { .. }))
+        ));
+        assert_eq!(
+            apply(&s, &[set("slot[0].kind", "256")], &none),
+            Err(edit(
+                1,
+                PatchError::DoesNotFit {
+                    text: "256".into(),
+                    size: 1,
+                    path: "slot[0].kind".into()
+                }
+            ))
+        );
+        assert_eq!(
+            apply(&s, &[set("no.such", "1")], &none),
+            Err(edit(
+                1,
+                PatchError::NoField {
+                    path: "no.such".into(),
+                    length: s.len(),
+                    stopped: None
+                }
+            ))
+        );
     }
 
     #[test]
@@ -631,8 +689,45 @@ mod tests {
         // Lowered edits replay to the same bytes.
         let mut again = s.clone();
         for l in &low {
-            l.apply(&mut again).unwrap();
+            l.apply(&mut again, usize::MAX).unwrap();
         }
         assert_eq!(again, b);
+    }
+
+    /// A patch that would grow past its cap fails before it grows: splicing bytes into
+    /// themselves cannot double without end.
+    #[test]
+    fn growth_is_capped_before_it_happens() {
+        let s = snap();
+        let blob = |_: &str| Some(s.clone());
+        let splice = PatchEdit::Splice(SpliceEdit {
+            offset: Some(0),
+            blob: Some("x".into()),
+            ..SpliceEdit::default()
+        });
+        let max = 3 * s.len();
+        let (b, _) = super::apply(&s, &[splice.clone(), splice.clone()], &blob, max).unwrap();
+        assert_eq!(b.len(), max);
+        assert_eq!(
+            super::apply(&s, &[splice.clone(), splice.clone(), splice], &blob, max),
+            Err(PatchError::Edit {
+                index: 3,
+                reason: Box::new(PatchError::TooLarge {
+                    length: 4 * s.len(),
+                    max
+                })
+            })
+        );
+        let append = PatchEdit::Append("00".into());
+        assert_eq!(
+            super::apply(&s, &[append], &|_| None, s.len()),
+            Err(PatchError::Edit {
+                index: 1,
+                reason: Box::new(PatchError::TooLarge {
+                    length: s.len() + 1,
+                    max: s.len()
+                })
+            })
+        );
     }
 }

@@ -3,8 +3,7 @@
 
 use std::io::{Read, Write};
 
-/// Largest frame accepted (64 MiB): a bound against a hostile peer.
-pub const MAX_FRAME: u32 = 64 << 20;
+pub use crate::limits::MAX_FRAME;
 
 /// Writes one frame.
 pub fn write_frame(w: &mut impl Write, json: &[u8]) -> std::io::Result<()> {

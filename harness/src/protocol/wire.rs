@@ -59,6 +59,23 @@ pub fn mode(s: &str) -> Result<SnapshotMode, Reply> {
     }
 }
 
+/// The 68-byte parameter block (`spec/navmesh-format.md` §2) of these values, written without
+/// any check: what a `new_mesh` request carries, valid or not (scenarios ask for invalid ones).
+pub fn params_block(
+    origin: [f64; 3],
+    tile_size: f64,
+    slot_count: u32,
+    digest: [u8; 32],
+) -> Vec<u8> {
+    let mut b = Vec::with_capacity(MeshParams::LEN);
+    for v in origin.iter().chain([&tile_size]) {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&slot_count.to_le_bytes());
+    b.extend_from_slice(&digest);
+    b
+}
+
 /// Parses the `params` argument of `new_mesh`: the base64 of exactly 68 bytes, checked against the
 /// parameter rules. A block that breaks a rule is `rejected` (class `format`, the field path
 /// `params.…`, the offset the field has in a file, where the block starts at byte 8); a block of
@@ -196,6 +213,11 @@ mod tests {
     fn params_rules_are_rejections_and_lengths_are_errors() {
         let w = onav::WorldSpec::default();
         let p = w.params(4);
+        assert_eq!(
+            params_block(w.origin, w.tile_size, 4, w.digest().0),
+            p.to_bytes(),
+            "the same block as onav writes"
+        );
         assert!(params(&b64(&p.to_bytes())).unwrap().bits_eq(&p));
         let mut bad = p.to_bytes();
         bad[32..36].copy_from_slice(&0u32.to_le_bytes()); // slot count 0

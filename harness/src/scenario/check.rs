@@ -9,6 +9,7 @@ use super::model::*;
 use super::numbers::{parse_hex, NumberError};
 use super::query::QueryKeyError;
 use super::refs::{RefError, RefSpec};
+use super::world::{self, RangeError};
 use crate::protocol::query::Op;
 
 /// What a name holds.
@@ -90,6 +91,9 @@ pub enum CheckError {
         /// Why.
         reason: StepError,
     },
+    /// A number outside the range the harness accepts, with its field path and line.
+    #[error(transparent)]
+    Range(Box<RangeError>),
     /// A feature the steps use that `features` does not list.
     #[error("the steps use feature {feature:?}; list it under features")]
     Unlisted {
@@ -132,6 +136,9 @@ pub enum StepError {
     /// Query keys that do not fit the query.
     #[error(transparent)]
     QueryKeys(#[from] QueryKeyError),
+    /// A number out of range (reported as [`CheckError::Range`], which has its own path).
+    #[error(transparent)]
+    Range(Box<RangeError>),
     /// A mesh operation inside `continue` with a `mesh` key.
     #[error("{step} inside continue takes no mesh key: it applies to both meshes")]
     MeshKeyInContinue {
@@ -252,6 +259,12 @@ pub enum StepError {
     /// `splice` with `until` but not `before`.
     #[error("splice: until goes with before")]
     SpliceUntil,
+}
+
+impl From<RangeError> for StepError {
+    fn from(e: RangeError) -> Self {
+        Self::Range(Box::new(e))
+    }
 }
 
 /// A name defined or used wrongly (`spec/conformance.md` §1.2).
@@ -380,9 +393,12 @@ pub fn check(id: &str, s: &Scenario) -> Result<(), CheckError> {
     }
     let mut c = Checker::default();
     c.steps(&s.steps, false)
-        .map_err(|(i, reason)| CheckError::Step {
-            step: i + 1,
-            reason,
+        .map_err(|(i, reason)| match reason {
+            StepError::Range(r) => CheckError::Range(r),
+            reason => CheckError::Step {
+                step: i + 1,
+                reason,
+            },
         })?;
     if let Some(feature) = c.implied.iter().find(|f| !declared.contains(*f)) {
         return Err(CheckError::Unlisted { feature });
@@ -402,6 +418,8 @@ pub fn check(id: &str, s: &Scenario) -> Result<(), CheckError> {
 struct Checker {
     /// Names defined so far.
     scope: Scope,
+    /// The worlds defined so far, range-checked.
+    worlds: BTreeMap<String, onav::generator::WorldSpec>,
     /// Features the steps use.
     implied: BTreeSet<&'static str>,
     /// Golden labels so far.
@@ -460,7 +478,7 @@ impl Checker {
                         })
                     })?;
                 }
-                _ => self.step(step).map_err(at)?,
+                _ => self.step(i, step).map_err(at)?,
             }
         }
         Ok(())
@@ -558,8 +576,8 @@ impl Checker {
         Ok(())
     }
 
-    /// Any step but `expect` and `continue`.
-    fn step(&mut self, step: &Step) -> Result<(), StepError> {
+    /// Any step but `expect` and `continue`; `index` is its index.
+    fn step(&mut self, index: usize, step: &Step) -> Result<(), StepError> {
         let scope = &mut self.scope;
         let implied = &mut self.implied;
         let bytes = |scope: &Scope, n: &str| scope.want(n, Kind::Bytes);
@@ -568,16 +586,20 @@ impl Checker {
                 if let Some(l) = &w.like {
                     scope.want(l, Kind::World)?;
                 }
-                if w.layers.is_some_and(|l| l > 1) {
+                let like = w.like.as_ref().and_then(|l| self.worlds.get(l));
+                let spec = world::world(index, w, like)?;
+                if w.layers.is_some_and(|l| l.value > 1) {
                     implied.insert("layers");
                 }
-                if w.links_per_tile.is_some_and(|l| l > 0) {
+                if w.links_per_tile.is_some_and(|l| l.value > 0) {
                     implied.insert("off-mesh-links");
                 }
                 scope.def(&w.name, Kind::World)?;
+                self.worlds.insert(w.name.clone(), spec);
             }
             Step::Tile(t) => {
                 scope.want(&t.world, Kind::World)?;
+                world::position(index, t)?;
                 scope.def(&t.name, Kind::Bytes)?;
             }
             Step::Tiles(t) => {

@@ -13,6 +13,7 @@ pub mod model;
 pub mod numbers;
 pub mod query;
 pub mod refs;
+pub mod world;
 
 pub use anchors::anchor_in;
 pub use check::{check, CheckError, NameError, StepError};
@@ -21,3 +22,4 @@ pub use load::{find_files, load_compiled, load_file, load_str, Case, LoadError, 
 pub use model::*;
 pub use numbers::{parse_exact, parse_hex, parse_int, Exact};
 pub use refs::RefSpec;
+pub use world::RangeError;

@@ -11,6 +11,53 @@ use super::query::{QueryExpect, QueryStep};
 /// Version of the scenario schema this runner reads (the `schema:` key of every file).
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// A value and where the file wrote it: line and column from 1, as the YAML reader counts them
+/// (0 when unknown: a compiled suite is JSON, read without positions). Values compare equal
+/// whatever their positions; it serializes as the bare value.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// Line, from 1 (0: unknown).
+    pub line: u64,
+    /// Column, from 1 (0: unknown).
+    pub column: u64,
+}
+
+impl<T> Located<T> {
+    /// A value written nowhere in particular.
+    pub fn new(value: T) -> Self {
+        Self {
+            value,
+            line: 0,
+            column: 0,
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Located<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = serde_saphyr::Spanned::<T>::deserialize(d)?;
+        Ok(Self {
+            value: s.value,
+            line: s.referenced.line(),
+            column: s.referenced.column(),
+        })
+    }
+}
+
+impl<T: Serialize> Serialize for Located<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
 /// What a scenario asserts about itself; agrees with the file prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -79,17 +126,17 @@ pub struct WorldStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub columns: Option<i32>,
+    pub columns: Option<Located<i32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rows: Option<i32>,
+    pub rows: Option<Located<i32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layers: Option<u32>,
+    pub layers: Option<Located<u32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<[Exact; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tile_size: Option<Exact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quads: Option<u32>,
+    pub quads: Option<Located<u32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vary_density: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,7 +148,7 @@ pub struct WorldStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer_gap: Option<Exact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub links_per_tile: Option<u32>,
+    pub links_per_tile: Option<Located<u32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<Agent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,7 +162,7 @@ pub struct WorldStep {
 pub struct TileStep {
     pub name: String,
     pub world: String,
-    pub at: (i32, i32, u32),
+    pub at: Located<(i32, i32, u32)>,
 }
 
 /// `tiles`: every tile of `world`, in (layer, row, column) order, one name each.
@@ -608,7 +655,7 @@ pub struct ContinueStep {
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)]
 pub enum Step {
-    World(WorldStep),
+    World(Box<WorldStep>),
     Tile(TileStep),
     Tiles(TilesStep),
     Bytes(BytesStep),

@@ -8,10 +8,8 @@ use serde_json::{json, Map, Value};
 
 use super::numbers::Exact;
 use super::refs::RefError;
+use crate::limits::DEFAULT_MAX_NODES;
 use crate::protocol::query::Op;
-
-/// The default node-pool size of a query step.
-pub const DEFAULT_MAX_NODES: u32 = 2048;
 
 /// A query step with keys its query does not take, or without one it needs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

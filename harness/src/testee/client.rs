@@ -22,11 +22,7 @@ use crate::protocol::{
     read_frame, write_frame, Backend, BackendFailure, Reply, Request, MAX_FRAME, PROTOCOL_VERSION,
 };
 
-/// Default time a testee has to answer one request.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// How much of a testee's standard error is kept for failure messages.
-const STDERR_TAIL: usize = 2048;
+use crate::limits::{DEFAULT_TIMEOUT, STDERR_TAIL};
 
 /// Why a testee could not be started or did not complete the handshake.
 #[derive(Debug, thiserror::Error)]

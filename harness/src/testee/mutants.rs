@@ -115,25 +115,19 @@ impl<B: Backend> Mutant<B> {
         }
     }
 
-    /// A fresh mesh for the accepting mutant: the snapshot's parameters if they parse.
+    /// A fresh mesh for the accepting mutant: the snapshot's parameters if they parse, else a
+    /// one-slot mesh of tile size 1.
     fn fresh_mesh(&mut self, bytes: &str) -> Result<Reply, BackendFailure> {
         let b = wire::unb64("bytes", bytes).unwrap_or_default();
         let block = b
             .get(8..8 + onav::MeshParams::LEN)
-            .and_then(|p| onav::MeshParams::read(&mut onav::bytes::Reader::new(p, 8)).ok());
+            .filter(|p| onav::MeshParams::read(&mut onav::bytes::Reader::new(p, 8)).is_ok());
         let params = match block {
-            Some(p) => p,
-            None => onav::MeshParams {
-                grid: onav::Grid {
-                    origin: [0.0; 3],
-                    tile_size: 1.0,
-                },
-                slot_count: 1,
-                digest: onav::SettingsDigest([0; 32]),
-            },
+            Some(p) => p.to_vec(),
+            None => wire::params_block([0.0; 3], 1.0, 1, [0; 32]),
         };
         self.inner.call(&Request::NewMesh {
-            params: wire::b64(&params.to_bytes()),
+            params: wire::b64(&params),
         })
     }
 }
