@@ -5,6 +5,7 @@ pub mod commands;
 pub mod error;
 pub mod exec;
 pub mod files;
+#[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod glob;
 pub mod golden;
