@@ -197,6 +197,28 @@ mod tests {
         );
     }
 
+    /// Inputs that once panicked (in a build with overflow checks), each with what it found.
+    #[test]
+    fn regressions_replay() {
+        // An expectation of bytes at offset u64::MAX: the end of the range overflowed.
+        let bytes_at = "tile/y_r
+schema: 1
+id: tile/y_r
+title: t
+class: accept
+spec: [conformance.md#1.6]
+features: [tile]
+steps:
+  - world: {name: w, columns: 1, rows: 1, quads: 1}
+  - tile: {name: a, world: w, at: [0, 0, 0]}
+  - expect: {bytes_at: [{offset: 18446744073709551615, hex: '00'}]}
+";
+        assert_eq!(
+            fuzz_scenario_yaml(bytes_at.as_bytes()),
+            Fuzzed::Ran(Status::Fail)
+        );
+    }
+
     #[test]
     fn inputs_beyond_the_budget_load_but_do_not_run() {
         let text = "tile/y_b

@@ -147,10 +147,12 @@ impl Exec<'_> {
         }
         for b in e.bytes_at.iter().flatten() {
             let want = parse_hex(&b.hex).map_err(|m| Stop(Status::Error, m.to_string()))?;
-            let at = b.offset as usize;
-            if out.get(at..at + want.len()) != Some(&want[..]) {
+            let here = usize::try_from(b.offset)
+                .ok()
+                .and_then(|at| out.get(at..at.checked_add(want.len())?));
+            if here != Some(&want[..]) {
                 let name = b.field.as_deref().unwrap_or("bytes");
-                return fail(format!("{key}: {name} at {at} is not {}", b.hex));
+                return fail(format!("{key}: {name} at {} is not {}", b.offset, b.hex));
             }
         }
         if let Some(want) = &e.fields {
