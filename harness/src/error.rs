@@ -68,8 +68,8 @@ pub enum HarnessError {
         /// Why.
         reason: MatrixFileError,
     },
-    /// `matrix-compare` was given no job with a hash to compare.
-    #[error("no jobs with hashes to compare (the matrix files hold no hashed output)")]
+    /// `matrix-compare` was given no job to compare.
+    #[error("no jobs to compare")]
     NoHashes,
     /// The testee side of the protocol failed to read or write.
     #[error("testee: {0}")]
@@ -91,14 +91,23 @@ pub enum MatrixFileError {
     /// No `jobs` array.
     #[error("no jobs")]
     NoJobs,
+    /// A job without a `cases` object.
+    #[error("job {job} has no cases object")]
+    NoCases {
+        /// The job's index.
+        job: usize,
+    },
+    /// No job with a hashed output (`onav matrix --threads 0` writes such a file).
+    #[error("no job holds a hashed output")]
+    NoHashes,
     /// A case without a length.
     #[error("{case}: no length")]
     NoLength {
         /// The case key.
         case: String,
     },
-    /// A case without a SHA-256.
-    #[error("{case}: no sha256")]
+    /// A case without a SHA-256 of 64 lowercase hex digits.
+    #[error("{case}: no sha256 of 64 lowercase hex digits")]
     NoSha256 {
         /// The case key.
         case: String,

@@ -1,7 +1,10 @@
 //! `onav matrix-compare FILE… [--golden manifest]` (`spec/conformance.md` §5): groups the jobs
-//! of matrix files into agreeing sets per case and names the axis that splits them.
+//! of matrix files into agreeing sets per case and names the axis that splits them. With a golden
+//! manifest, each set is also compared with the golden, which is no job: it takes no part in
+//! naming the axis. A file that is missing, malformed or holds no hash is an error, never a split.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -10,12 +13,15 @@ use super::Outcome;
 use crate::error::{HarnessError, MatrixFileError};
 use crate::golden::Manifest;
 
+/// A hashed output: length and SHA-256 (64 lowercase hex digits).
+type Hash = (u64, String);
+
 /// One job of `matrix-compare`: where it ran and what it produced.
 #[derive(Debug, Clone)]
 struct Job {
     name: String,
     attrs: BTreeMap<&'static str, String>,
-    cases: BTreeMap<String, (u64, String)>,
+    cases: BTreeMap<String, Hash>,
 }
 
 const AXES: [&str; 6] = [
@@ -27,13 +33,23 @@ const AXES: [&str; 6] = [
     "impl",
 ];
 
-fn jobs_of(path: &Path) -> Result<Vec<Job>, HarnessError> {
-    let bad = |reason: MatrixFileError| HarnessError::Matrix {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| HarnessError::io(path, e))?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| bad(e.into()))?;
+/// The matrix file schema this runner reads (the `schema` key `onav matrix` writes).
+const MATRIX_SCHEMA: u64 = 1;
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+}
+
+/// The jobs of a matrix file's text; `name` names them (`name@Nt`).
+fn parse_jobs(name: &str, text: &str) -> Result<Vec<Job>, MatrixFileError> {
+    let doc: Value = serde_json::from_str(text)?;
+    if doc["schema"].as_u64() != Some(MATRIX_SCHEMA) {
+        return Err(MatrixFileError::Schema {
+            found: doc["schema"].clone(),
+        });
+    }
     let env = &doc["environment"];
     let s = |v: &Value| match v {
         Value::String(s) => s.clone(),
@@ -41,10 +57,7 @@ fn jobs_of(path: &Path) -> Result<Vec<Job>, HarnessError> {
         other => other.to_string(),
     };
     let mut out = Vec::new();
-    for j in doc["jobs"]
-        .as_array()
-        .ok_or_else(|| bad(MatrixFileError::NoJobs))?
-    {
+    for j in doc["jobs"].as_array().ok_or(MatrixFileError::NoJobs)? {
         let mut attrs = BTreeMap::new();
         for a in ["os", "arch", "endianness", "pointer_width"] {
             attrs.insert(a, s(&env[a]));
@@ -52,22 +65,37 @@ fn jobs_of(path: &Path) -> Result<Vec<Job>, HarnessError> {
         attrs.insert("threads", s(&j["threads"]));
         attrs.insert("impl", s(&doc["impl"]));
         let mut cases = BTreeMap::new();
-        for (k, v) in j["cases"].as_object().into_iter().flatten() {
+        let listed = j["cases"]
+            .as_object()
+            .ok_or(MatrixFileError::NoCases { job: out.len() })?;
+        for (k, v) in listed {
             let len = v["length"]
                 .as_u64()
-                .ok_or_else(|| bad(MatrixFileError::NoLength { case: k.clone() }))?;
+                .ok_or_else(|| MatrixFileError::NoLength { case: k.clone() })?;
             let sha = v["sha256"]
                 .as_str()
-                .ok_or_else(|| bad(MatrixFileError::NoSha256 { case: k.clone() }))?;
+                .filter(|h| is_sha256(h))
+                .ok_or_else(|| MatrixFileError::NoSha256 { case: k.clone() })?;
             cases.insert(k.clone(), (len, sha.to_owned()));
         }
         out.push(Job {
-            name: format!("{}@{}t", path.display(), attrs["threads"]),
+            name: format!("{name}@{}t", attrs["threads"]),
             attrs,
             cases,
         });
     }
+    if out.iter().all(|j| j.cases.is_empty()) {
+        return Err(MatrixFileError::NoHashes);
+    }
     Ok(out)
+}
+
+fn jobs_of(path: &Path) -> Result<Vec<Job>, HarnessError> {
+    let text = std::fs::read_to_string(path).map_err(|e| HarnessError::io(path, e))?;
+    parse_jobs(&path.display().to_string(), &text).map_err(|reason| HarnessError::Matrix {
+        path: path.to_path_buf(),
+        reason,
+    })
 }
 
 /// The axes whose values are uniform within each group and different between the groups.
@@ -85,75 +113,172 @@ fn splitting_axes(groups: &[Vec<&Job>]) -> Vec<&'static str> {
         .collect()
 }
 
-/// `onav matrix-compare FILE… [--golden manifest]`: groups jobs into agreeing sets per case and
-/// names the axis that splits them.
+/// How one hashed output looks in a report: `80 bytes f7c07f9b0141d1ec`, or `missing`.
+fn show(v: Option<&Hash>) -> String {
+    match v {
+        Some((l, h)) => format!("{l} bytes {}", &h[..16]),
+        None => "missing".into(),
+    }
+}
+
+/// The golden manifest a comparison is held against.
+struct Golden {
+    name: String,
+    manifest: Manifest,
+}
+
+impl Golden {
+    fn get(&self, key: &str) -> Option<Hash> {
+        self.manifest
+            .entries
+            .get(key)
+            .map(|e| (e.length, e.sha256.clone()))
+    }
+}
+
+/// Where one case does not agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Disagreement {
+    /// The jobs fall into several agreeing sets.
+    Split {
+        /// The case key.
+        key: String,
+        /// Each set's output and job names, in output order.
+        sets: Vec<(Option<Hash>, Vec<String>)>,
+        /// The axes that explain the split (none: no single axis does).
+        axes: Vec<&'static str>,
+        /// The golden's output and name, when there is a golden.
+        golden: Option<(Option<Hash>, String)>,
+    },
+    /// Every job agrees, and the golden has another output.
+    Golden {
+        /// The case key.
+        key: String,
+        /// What every job has.
+        jobs: Option<Hash>,
+        /// What the golden has, and its name.
+        golden: (Option<Hash>, String),
+    },
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disagreement::Split {
+                key,
+                sets,
+                axes,
+                golden,
+            } => {
+                let why = if axes.is_empty() {
+                    "no single axis explains the split".to_owned()
+                } else {
+                    format!("split by {}", axes.join(" and "))
+                };
+                writeln!(f, "SPLIT {key}: {} agreeing sets; {why}", sets.len())?;
+                let mut golden_shown = false;
+                for (v, names) in sets {
+                    let mut names = names.join(", ");
+                    if let Some((_, name)) = golden.as_ref().filter(|(g, _)| g == v) {
+                        names = format!("{names}, {name}");
+                        golden_shown = true;
+                    }
+                    writeln!(f, "    {}: {names}", show(v.as_ref()))?;
+                }
+                match golden {
+                    Some((g, name)) if !golden_shown => {
+                        writeln!(
+                            f,
+                            "    {}: {name}, which no job agrees with",
+                            show(g.as_ref())
+                        )
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Disagreement::Golden { key, jobs, golden } => writeln!(
+                f,
+                "GOLDEN {key}: every job has {}; {} has {}",
+                show(jobs.as_ref()),
+                golden.1,
+                show(golden.0.as_ref())
+            ),
+        }
+    }
+}
+
+/// Every case of `jobs` (and of the golden) that does not agree, in key order; and how many cases
+/// there are.
+fn compare(jobs: &[Job], golden: Option<&Golden>) -> (usize, Vec<Disagreement>) {
+    let mut keys: BTreeSet<&String> = jobs.iter().flat_map(|j| j.cases.keys()).collect();
+    if let Some(g) = golden {
+        keys.extend(g.manifest.entries.keys());
+    }
+    let mut out = Vec::new();
+    for k in &keys {
+        let mut groups: BTreeMap<Option<&Hash>, Vec<&Job>> = BTreeMap::new();
+        for j in jobs {
+            groups.entry(j.cases.get(*k)).or_default().push(j);
+        }
+        let golden = golden.map(|g| (g.get(k), g.name.clone()));
+        if groups.len() > 1 {
+            let sets: Vec<Vec<&Job>> = groups.values().cloned().collect();
+            out.push(Disagreement::Split {
+                key: (*k).clone(),
+                axes: splitting_axes(&sets),
+                sets: groups
+                    .iter()
+                    .map(|(v, js)| (v.cloned(), js.iter().map(|j| j.name.clone()).collect()))
+                    .collect(),
+                golden,
+            });
+        } else if let (Some(v), Some(g)) = (groups.keys().next(), golden) {
+            if v.cloned() != g.0 {
+                out.push(Disagreement::Golden {
+                    key: (*k).clone(),
+                    jobs: v.cloned(),
+                    golden: g,
+                });
+            }
+        }
+    }
+    (keys.len(), out)
+}
+
+/// `onav matrix-compare FILE… [--golden manifest]`: prints every case whose jobs (or the golden)
+/// disagree and the axis that splits them; [`Outcome::Differ`] when any does.
 pub fn run(files: &[PathBuf], golden: Option<&Path>) -> Result<Outcome, HarnessError> {
     let mut jobs = Vec::new();
     for f in files {
         jobs.extend(jobs_of(f)?);
     }
-    if let Some(g) = golden {
-        match Manifest::read(g) {
-            Ok(m) => {
-                let mut attrs = BTreeMap::new();
-                for a in AXES {
-                    attrs.insert(a, "golden".to_owned());
-                }
-                jobs.push(Job {
-                    name: format!("golden ({})", g.display()),
-                    attrs,
-                    cases: m
-                        .entries
-                        .into_iter()
-                        .map(|(k, e)| (k, (e.length, e.sha256)))
-                        .collect(),
-                });
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
     if jobs.is_empty() {
         return Err(HarnessError::NoHashes);
     }
-    let keys: BTreeSet<String> = jobs.iter().flat_map(|j| j.cases.keys().cloned()).collect();
-    let mut bad = 0;
-    for k in &keys {
-        let mut groups: BTreeMap<Option<&(u64, String)>, Vec<&Job>> = BTreeMap::new();
-        for j in &jobs {
-            groups.entry(j.cases.get(k)).or_default().push(j);
-        }
-        if groups.len() == 1 {
-            continue;
-        }
-        bad += 1;
-        let sets: Vec<Vec<&Job>> = groups.values().cloned().collect();
-        let axes = splitting_axes(&sets);
-        let why = if axes.is_empty() {
-            "no single axis explains the split".to_owned()
-        } else {
-            format!("split by {}", axes.join(" and "))
-        };
-        println!("SPLIT {k}: {} agreeing sets; {why}", sets.len());
-        for (v, js) in &groups {
-            let what = match v {
-                Some((l, h)) => format!("{l} bytes {}", &h[..16]),
-                None => "missing".into(),
-            };
-            let names: Vec<&str> = js.iter().map(|j| j.name.as_str()).collect();
-            println!("    {what}: {}", names.join(", "));
-        }
+    let golden = match golden {
+        Some(g) => Some(Golden {
+            name: format!("golden ({})", g.display()),
+            manifest: Manifest::read_required(g)?,
+        }),
+        None => None,
+    };
+    let (cases, bad) = compare(&jobs, golden.as_ref());
+    for d in &bad {
+        print!("{d}");
     }
+    let over = match golden {
+        Some(_) => format!("{} jobs and the golden", jobs.len()),
+        None => format!("{} jobs", jobs.len()),
+    };
     println!(
-        "{} cases over {} jobs: {}",
-        keys.len(),
-        jobs.len(),
-        if bad == 0 {
+        "{cases} cases over {over}: {}",
+        if bad.is_empty() {
             "every job agrees".to_owned()
         } else {
-            format!("{bad} split")
+            format!("{} disagree", bad.len())
         }
     );
-    Ok(if bad == 0 {
+    Ok(if bad.is_empty() {
         Outcome::Pass
     } else {
         Outcome::Differ
@@ -161,36 +286,5 @@ pub fn run(files: &[PathBuf], golden: Option<&Path>) -> Result<Outcome, HarnessE
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn job(os: &str, threads: &str, sha: &str) -> Job {
-        let mut attrs = BTreeMap::new();
-        for a in AXES {
-            attrs.insert(a, "x".to_owned());
-        }
-        attrs.insert("os", os.to_owned());
-        attrs.insert("threads", threads.to_owned());
-        Job {
-            name: format!("{os}@{threads}"),
-            attrs,
-            cases: [("c/g".to_owned(), (1, sha.to_owned()))].into(),
-        }
-    }
-
-    #[test]
-    fn the_splitting_axis_is_named() {
-        let (a, b, c, d) = (
-            job("linux", "1", "aa"),
-            job("linux", "2", "aa"),
-            job("windows", "1", "bb"),
-            job("windows", "2", "bb"),
-        );
-        assert_eq!(splitting_axes(&[vec![&a, &b], vec![&c, &d]]), vec!["os"]);
-        assert_eq!(
-            splitting_axes(&[vec![&a, &c], vec![&b, &d]]),
-            vec!["threads"]
-        );
-        assert!(splitting_axes(&[vec![&a, &d], vec![&b, &c]]).is_empty());
-    }
-}
+#[path = "matrix_compare_tests.rs"]
+mod tests;
