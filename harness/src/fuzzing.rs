@@ -136,7 +136,7 @@ pub fn fuzz_scenario_yaml(data: &[u8]) -> Fuzzed {
     assert_eq!(case.id, id);
     assert_eq!(Some(case.area.as_str()), id.split('/').next());
     assert_eq!(
-        scenario::check(id, &case.scenario),
+        scenario::check::check(id, &case.scenario),
         Ok(()),
         "a loaded scenario passes its checks again"
     );

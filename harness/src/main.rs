@@ -6,9 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use onav_harness::commands::{self, run::RunOptions, Outcome};
-use onav_harness::error::HarnessError;
-use onav_harness::report::Format;
-use onav_harness::testee::mutants::MutantKind;
+use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
 #[command(
@@ -120,7 +118,7 @@ fn exit(r: Result<Outcome, HarnessError>) -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<Outcome, HarnessError> {
-    let root = onav_harness::suite::find_root(cli.root.as_deref());
+    let root = onav_harness::find_root(cli.root.as_deref());
     match cli.cmd {
         Cmd::Run {
             paths,

@@ -1,5 +1,5 @@
 //! `onav bless [--case GLOB]` (`spec/conformance.md` §3): writes goldens that changed, after
-//! checking each new output by an independent route ([`golden::verify`]); with every scenario
+//! checking each new output by an independent route (`golden::verify`); with every scenario
 //! selected, also removes the goldens no scenario declares. Never in CI.
 
 use std::collections::BTreeSet;

@@ -16,10 +16,7 @@ pub mod refs;
 pub mod world;
 
 pub use anchors::anchor_in;
-pub use check::{check, CheckError, NameError, StepError};
-pub use features::{is_feature, FEATURES};
+pub use features::FEATURES;
 pub use load::{find_files, load_compiled, load_file, load_str, Case, LoadError, LoadReason};
 pub use model::*;
-pub use numbers::{parse_exact, parse_hex, parse_int, Exact};
-pub use refs::RefSpec;
-pub use world::RangeError;
+pub use numbers::{parse_exact, parse_hex, parse_int};

@@ -85,7 +85,7 @@ impl Class {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// Schema version; must be [`SCHEMA_VERSION`].
+    /// Schema version; must be `SCHEMA_VERSION`.
     pub schema: u32,
     /// `area/prefix_name`: the path below `scenarios/` without `.yaml`.
     pub id: String,
@@ -95,7 +95,7 @@ pub struct Scenario {
     pub class: Class,
     /// Spec anchors (`snapshot.md#s12`) of the rules exercised.
     pub spec: Vec<String>,
-    /// Features needed, from [`FEATURES`].
+    /// Features needed, from the registry (`spec/conformance.md` §1.9).
     pub features: Vec<String>,
     /// Longer notes for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,7 +3,8 @@
 //! checks (the test profile has them).
 
 use super::*;
-use crate::scenario::{load_str, CheckError, LoadReason};
+use crate::scenario::check::CheckError;
+use crate::scenario::{load_str, LoadReason};
 
 /// A scenario whose first step is `world` with these settings (line 9), then `tile` (line 10).
 fn scenario(world: &str, at: &str) -> String {

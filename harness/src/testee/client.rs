@@ -189,7 +189,8 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, TesteeError> {
     Ok(words)
 }
 
-/// Quotes a word so that [`split_command`] gives it back unchanged.
+/// Quotes a word so that the testee command splitter gives it back unchanged (as a POSIX shell
+/// would).
 pub fn quote_word(w: &str) -> String {
     format!("'{}'", w.replace('\'', r"'\''"))
 }
@@ -548,7 +549,7 @@ impl Drop for TesteeBackend {
     }
 }
 
-/// Starts the testee `cmd` with [`DEFAULT_TIMEOUT`] per request (the runner's `--testee`).
+/// Starts the testee `cmd` with the default timeout (20 s, `spec/conformance.md` §6.8) per request (the runner's `--testee`).
 pub fn testee_backend(cmd: &str) -> Result<Box<dyn Backend>, TesteeError> {
     Ok(Box::new(TesteeBackend::spawn(cmd, DEFAULT_TIMEOUT)?))
 }

@@ -6,9 +6,10 @@
 use std::time::{Duration, Instant};
 
 use onav::{SnapshotMode, TiledNavMesh, WorldSpec};
-use onav_harness::protocol::wire::{b64, unb64};
-use onav_harness::protocol::{Backend, BackendFailure, Reply, Request};
-use onav_harness::testee::client::{quote_word, testee_backend, TesteeBackend, TesteeError};
+use onav_harness::{
+    b64, quote_word, testee_backend, unb64, Backend, BackendFailure, Reply, Request, TesteeBackend,
+    TesteeError,
+};
 use serde_json::Value;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -194,7 +195,7 @@ fn a_flipped_snapshot_byte_is_detected() {
     assert_eq!(got.len(), want.len());
     let differing: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
     assert_eq!(differing, [want.len() / 2]);
-    let d = onav_harness::files::diff::diff(&want, &got).to_string();
+    let d = onav_harness::diff(&want, &got).to_string();
     assert!(d.starts_with("first difference: slot["), "{d}");
 }
 

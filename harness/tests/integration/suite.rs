@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use onav_harness::commands::{self, Outcome};
-use onav_harness::error::HarnessError;
-use onav_harness::exec::{run_scenario, without_corruptions, Status};
-use onav_harness::golden::{GoldenProblem, Manifest, ManifestError, ManifestLineError, Store};
-use onav_harness::scenario::{self, Class, Step};
-use onav_harness::suite::{self, Target};
-use onav_harness::testee::reference::Reference;
+use onav_harness::{
+    anchor_in, apply_failure_list, check_goldens, declared_goldens, load_compiled, load_str,
+    load_suite, parse_failure_list, run_cases, run_scenario, without_corruptions, Class, Entry,
+    GoldenProblem, HarnessError, Manifest, ManifestError, ManifestLineError, PatchEdit, Reference,
+    SetEdit, Status, Step, Store, Target,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -50,13 +50,13 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn whole_suite_passes_in_process_at_several_thread_counts() {
-    let s = suite::load(&root(), &[], None);
+    let s = load_suite(&root(), &[], None);
     assert!(s.load_errors.is_empty(), "{:?}", s.load_errors);
     assert!(s.cases.len() >= 100, "{} cases", s.cases.len());
-    let mut results = suite::run_cases(&s.cases, &[1, 2, 3], Target::Reference, false).unwrap();
-    let orphans = suite::check_goldens(&s.root, &s.cases, &mut results, true).unwrap();
+    let mut results = run_cases(&s.cases, &[1, 2, 3], Target::Reference, false).unwrap();
+    let orphans = check_goldens(&s.root, &s.cases, &mut results, true).unwrap();
     let list = std::fs::read_to_string(root().join(commands::REFERENCE_FAILURES)).unwrap();
-    suite::apply_failure_list(&mut results, &suite::parse_failure_list(&list).unwrap());
+    apply_failure_list(&mut results, &parse_failure_list(&list).unwrap());
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.status != Status::Pass && !r.expected)
@@ -74,7 +74,7 @@ fn whole_suite_passes_in_process_at_several_thread_counts() {
 
 #[test]
 fn every_reject_case_with_a_patch_fails_without_it() {
-    let s = suite::load(&root(), &[], None);
+    let s = load_suite(&root(), &[], None);
     let mut checked = 0;
     let mut wrong = Vec::new();
     for c in &s.cases {
@@ -106,13 +106,13 @@ fn every_reject_case_with_a_patch_fails_without_it() {
 fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     let t = Temp::new("golden");
     copy_dir(&root().join("golden"), &t.0.join("golden"));
-    let mut s = suite::load(&root(), &[], None);
-    s.cases.retain(|c| !suite::declared_goldens(c).is_empty());
+    let mut s = load_suite(&root(), &[], None);
+    s.cases.retain(|c| !declared_goldens(c).is_empty());
     assert!(s.cases.len() >= 4);
-    let fresh = suite::run_cases(&s.cases, &[1], Target::Reference, false).unwrap();
+    let fresh = run_cases(&s.cases, &[1], Target::Reference, false).unwrap();
     let check = |root: &Path| {
         let mut r = fresh.clone();
-        let orphans = suite::check_goldens(root, &s.cases, &mut r, true).unwrap();
+        let orphans = check_goldens(root, &s.cases, &mut r, true).unwrap();
         let msgs: Vec<String> = r
             .iter()
             .filter(|r| r.status != Status::Pass)
@@ -155,10 +155,7 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     }));
     // Orphaned entry.
     let mut m = manifest.clone();
-    m.entries.insert(
-        "nowhere/y_gone/x".into(),
-        onav_harness::golden::Entry::of(b"x"),
-    );
+    m.entries.insert("nowhere/y_gone/x".into(), Entry::of(b"x"));
     std::fs::write(store.manifest_path(), m.render()).unwrap();
     assert_eq!(
         check(&t.0).1,
@@ -171,7 +168,7 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     lines.reverse();
     std::fs::write(store.manifest_path(), lines.join("\n") + "\n").unwrap();
     assert!(matches!(
-        suite::check_goldens(&t.0, &s.cases, &mut fresh.clone(), true),
+        check_goldens(&t.0, &s.cases, &mut fresh.clone(), true),
         Err(ManifestError::Line {
             source: ManifestLineError::Order { line: 2, .. },
             ..
@@ -212,8 +209,8 @@ fn compiled_suite_replays_against_the_reference() {
         commands::compile::run(&root(), &t.0).unwrap(),
         Outcome::Pass
     );
-    let cases = scenario::load_compiled(&t.0).unwrap();
-    let yaml = suite::load(&root(), &[], None);
+    let cases = load_compiled(&t.0).unwrap();
+    let yaml = load_suite(&root(), &[], None);
     assert_eq!(cases.len(), yaml.cases.len());
     // Only byte-level forms remain: no generator, no raw tile edit, no field path.
     for c in &cases {
@@ -225,13 +222,13 @@ fn compiled_suite_replays_against_the_reference() {
                 Step::Patch(p) => p.edits.iter().any(|e| {
                     !matches!(
                         e,
-                        scenario::PatchEdit::Set(scenario::SetEdit {
+                        PatchEdit::Set(SetEdit {
                             offset: Some(_),
                             hex: Some(_),
                             ..
-                        }) | scenario::PatchEdit::Splice(_)
-                            | scenario::PatchEdit::Truncate(_)
-                            | scenario::PatchEdit::Append(_)
+                        }) | PatchEdit::Splice(_)
+                            | PatchEdit::Truncate(_)
+                            | PatchEdit::Append(_)
                     )
                 }),
                 _ => false,
@@ -239,9 +236,9 @@ fn compiled_suite_replays_against_the_reference() {
             assert!(!bad, "{}: {} is not in compiled form", c.id, st.key());
         }
     }
-    let mut results = suite::run_cases(&cases, &[1], Target::Reference, false).unwrap();
+    let mut results = run_cases(&cases, &[1], Target::Reference, false).unwrap();
     let list = std::fs::read_to_string(root().join(commands::REFERENCE_FAILURES)).unwrap();
-    suite::apply_failure_list(&mut results, &suite::parse_failure_list(&list).unwrap());
+    apply_failure_list(&mut results, &parse_failure_list(&list).unwrap());
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.status != Status::Pass && !r.expected)
@@ -252,7 +249,7 @@ fn compiled_suite_replays_against_the_reference() {
     let manifest = Manifest::read(&Store::at(&root()).manifest_path()).unwrap();
     for (k, e) in &manifest.entries {
         let b = std::fs::read(t.0.join("golden").join(format!("{k}.bin"))).unwrap();
-        assert_eq!(&onav_harness::golden::Entry::of(&b), e, "{k}");
+        assert_eq!(&Entry::of(&b), e, "{k}");
     }
 }
 
@@ -299,10 +296,10 @@ fn spec_scenario_lines_are_current() {
 #[test]
 fn anchors_must_name_a_rule_of_the_spec() {
     let text = std::fs::read_to_string(root().join("spec/snapshot.md")).unwrap();
-    assert!(scenario::anchor_in(&text, "s12"));
-    assert!(scenario::anchor_in(&text, "4.3"));
-    assert!(!scenario::anchor_in(&text, "s99"));
-    assert!(!scenario::anchor_in(&text, "4.9"));
+    assert!(anchor_in(&text, "s12"));
+    assert!(anchor_in(&text, "4.3"));
+    assert!(!anchor_in(&text, "s99"));
+    assert!(!anchor_in(&text, "4.9"));
 }
 
 #[test]
@@ -314,7 +311,7 @@ fn the_example_of_the_conformance_spec_loads_and_passes() {
         .and_then(|t| t.split("```").next())
         .expect("a yaml example");
     let id = "snapshot/n_generation-zero";
-    let c = scenario::load_str(id, yaml).unwrap();
+    let c = load_str(id, yaml).unwrap();
     let r = run_scenario(id, &c.scenario, &mut Reference::new(), Path::new("."));
     assert_eq!(r.status(), Status::Pass, "{}", r.message());
 }
