@@ -161,6 +161,11 @@ pub fn fuzz_scenario_yaml(data: &[u8]) -> Fuzzed {
 mod tests {
     use super::*;
 
+    /// A fuzz input: the id line, then a scenario needing `tile` with these steps.
+    fn input(id: &str, steps: &str) -> String {
+        format!("{id}\n{}", crate::scenario::test_text(id, "tile", steps))
+    }
+
     fn inputs(dir: &Path) -> Vec<Vec<u8>> {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return Vec::new();
@@ -201,18 +206,13 @@ mod tests {
     #[test]
     fn regressions_replay() {
         // An expectation of bytes at offset u64::MAX: the end of the range overflowed.
-        let bytes_at = "tile/y_r
-schema: 1
-id: tile/y_r
-title: t
-class: accept
-spec: [conformance.md#1.6]
-features: [tile]
-steps:
-  - world: {name: w, columns: 1, rows: 1, quads: 1}
+        let bytes_at = input(
+            "tile/y_r",
+            "  - world: {name: w, columns: 1, rows: 1, quads: 1}
   - tile: {name: a, world: w, at: [0, 0, 0]}
   - expect: {bytes_at: [{offset: 18446744073709551615, hex: '00'}]}
-";
+",
+        );
         assert_eq!(
             fuzz_scenario_yaml(bytes_at.as_bytes()),
             Fuzzed::Ran(Status::Fail)
@@ -221,18 +221,13 @@ steps:
 
     #[test]
     fn inputs_beyond_the_budget_load_but_do_not_run() {
-        let text = "tile/y_b
-schema: 1
-id: tile/y_b
-title: t
-class: accept
-spec: [conformance.md#1.12]
-features: [tile]
-steps:
-  - world: {name: w, columns: 5, rows: 5}
+        let text = input(
+            "tile/y_b",
+            "  - world: {name: w, columns: 5, rows: 5}
   - tile: {name: a, world: w, at: [0, 0, 0]}
   - parse_tile: {tile: a}
-";
+",
+        );
         assert_eq!(fuzz_scenario_yaml(text.as_bytes()), Fuzzed::Loaded);
         let small = text.replace("columns: 5, rows: 5", "columns: 2, rows: 2");
         assert_eq!(

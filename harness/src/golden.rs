@@ -530,10 +530,7 @@ mod tests {
             ..onav::WorldSpec::default()
         };
         let tiles = w.tiles();
-        let mut m = onav::TiledNavMesh::new(w.params(3));
-        for t in &tiles {
-            m.add_tile(t.clone()).unwrap();
-        }
+        let m = crate::files::mesh_of(&w, 3);
         let raw: Vec<Vec<u8>> = tiles.iter().map(|t| t.as_built_bytes().to_vec()).collect();
         for b in [
             m.snapshot(SnapshotMode::Full),

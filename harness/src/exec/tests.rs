@@ -2,7 +2,7 @@
 //! errors, and the checks that run again at run time.
 
 use super::*;
-use crate::scenario::load_str;
+use crate::scenario::{load_str, test_text};
 use crate::testee::reference::Reference;
 
 fn run(id: &str, text: &str) -> CaseRun {
@@ -93,22 +93,18 @@ fn a_snapshot_naming_impossible_references_fails_the_observation() {
             Ok(r)
         }
     }
-    let text = "
-schema: 1
-id: navmesh/y_x
-title: t
-class: accept
-spec: [navmesh-format.md#r1]
-features: [navmesh, links]
-steps:
-  - world: {name: w, columns: 1, rows: 1, quads: 1}
+    let text = test_text(
+        "navmesh/y_x",
+        "navmesh, links",
+        "  - world: {name: w, columns: 1, rows: 1, quads: 1}
   - tile: {name: a, world: w, at: [0, 0, 0]}
   - new_mesh: {name: m, world: w, slots: 1}
   - add_tile: {mesh: m, tile: a}
   - is_valid_ref: {mesh: m, poly: '1:0:0'}
   - expect: {valid: true, state: unchanged}
-";
-    let c = load_str("navmesh/y_x", text).unwrap();
+",
+    );
+    let c = load_str("navmesh/y_x", &text).unwrap();
     let r = run_scenario(
         "navmesh/y_x",
         &c.scenario,
@@ -127,18 +123,14 @@ steps:
 /// anything: a world of a million tiles with one name fails at once.
 #[test]
 fn tiles_are_counted_before_they_are_generated() {
-    let text = "
-schema: 1
-id: tile/y_x
-title: t
-class: accept
-spec: [conformance.md#1.12]
-features: [tile]
-steps:
-  - world: {name: w, columns: 1048575, rows: 1, quads: 255}
+    let text = test_text(
+        "tile/y_x",
+        "tile",
+        "  - world: {name: w, columns: 1048575, rows: 1, quads: 255}
   - tiles: {world: w, names: [a]}
-";
-    let c = load_str("tile/y_x", text).unwrap();
+",
+    );
+    let c = load_str("tile/y_x", &text).unwrap();
     let start = std::time::Instant::now();
     let r = run_scenario(
         "tile/y_x",
@@ -158,7 +150,7 @@ steps:
 /// A scenario built in code, past the load-time checks, meets the same ranges at run time.
 #[test]
 fn worlds_out_of_range_are_refused_at_run_time_too() {
-    let c = load_str("tile/y_x", &A_WORLD.replace("quads: 1", "quads: 2")).unwrap();
+    let c = load_str("tile/y_x", &a_world()).unwrap();
     let mut s = c.scenario.clone();
     if let Step::World(w) = &mut s.steps[0] {
         w.quads = Some(crate::scenario::Located::new(70_000));
@@ -173,15 +165,13 @@ fn worlds_out_of_range_are_refused_at_run_time_too() {
     );
 }
 
-const A_WORLD: &str = "
-schema: 1
-id: tile/y_x
-title: t
-class: accept
-spec: [conformance.md#1.12]
-features: [tile]
-steps:
-  - world: {name: w, columns: 1, rows: 1, quads: 1}
+fn a_world() -> String {
+    test_text(
+        "tile/y_x",
+        "tile",
+        "  - world: {name: w, columns: 1, rows: 1, quads: 2}
   - tile: {name: a, world: w, at: [0, 0, 0]}
   - parse_tile: {tile: a}
-";
+",
+    )
+}

@@ -428,11 +428,7 @@ mod tests {
             links_per_tile: 1,
             ..WorldSpec::default()
         };
-        let mut m = TiledNavMesh::new(w.params(3));
-        for t in w.tiles() {
-            m.add_tile(t).unwrap();
-        }
-        m
+        crate::files::mesh_of(&w, 3)
     }
 
     /// The decode covers every byte exactly once, in order, for each kind of file.

@@ -314,11 +314,7 @@ mod tests {
 
     fn mesh() -> TiledNavMesh {
         let w = world();
-        let mut m = TiledNavMesh::new(w.params(3));
-        for t in w.tiles() {
-            m.add_tile(t).unwrap();
-        }
-        m
+        crate::files::mesh_of(&w, 3)
     }
 
     fn full(m: &TiledNavMesh) -> Vec<u8> {

@@ -262,11 +262,7 @@ mod tests {
             links_per_tile: 1,
             ..WorldSpec::default()
         };
-        let mut m = TiledNavMesh::new(w.params(3));
-        for t in w.tiles() {
-            m.add_tile(t).unwrap();
-        }
-        m
+        crate::files::mesh_of(&w, 3)
     }
 
     fn line_after<'a>(out: &'a str, prefix: &str) -> &'a str {

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::scenario::{CopyEdit, FlipEdit, TruncateEdit};
-use onav::{SnapshotMode, TiledNavMesh, WorldSpec};
+use onav::{SnapshotMode, WorldSpec};
 
 fn snap() -> Vec<u8> {
     let w = WorldSpec {
@@ -12,11 +12,7 @@ fn snap() -> Vec<u8> {
         quads: 1,
         ..WorldSpec::default()
     };
-    let mut m = TiledNavMesh::new(w.params(3));
-    for t in w.tiles() {
-        m.add_tile(t).unwrap();
-    }
-    m.snapshot(SnapshotMode::Full)
+    crate::files::mesh_of(&w, 3).snapshot(SnapshotMode::Full)
 }
 
 fn apply(

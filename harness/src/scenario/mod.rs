@@ -20,3 +20,18 @@ pub use features::FEATURES;
 pub use load::{find_files, load_compiled, load_file, load_str, Case, LoadError, LoadReason};
 pub use model::*;
 pub use numbers::{parse_exact, parse_hex, parse_int};
+
+/// The text of a scenario file for tests: the class from `id`'s prefix, one spec anchor, the
+/// `features` (comma separated) and the `steps` (lines `  - step: {…}`).
+#[cfg(test)]
+pub(crate) fn test_text(id: &str, features: &str, steps: &str) -> String {
+    let class = match id.rsplit('/').next().and_then(|f| f.get(..2)) {
+        Some("n_") => "reject",
+        Some("i_") => "implementation-defined",
+        _ => "accept",
+    };
+    format!(
+        "schema: 1\nid: {id}\ntitle: t\nclass: {class}\nspec: [conformance.md#1.6]\n\
+         features: [{features}]\nsteps:\n{steps}"
+    )
+}

@@ -6,21 +6,17 @@ use super::*;
 use crate::scenario::check::CheckError;
 use crate::scenario::{load_str, LoadReason};
 
-/// A scenario whose first step is `world` with these settings (line 9), then `tile` (line 10).
+/// A scenario whose first step is `world` with these settings (line 8), then `tile` (line 9).
 fn scenario(world: &str, at: &str) -> String {
-    format!(
-        "
-schema: 1
-id: tile/y_w
-title: t
-class: accept
-spec: [conformance.md#1.12]
-features: [tile, layers, off-mesh-links]
-steps:
-  - world: {{name: w, {world}}}
+    crate::scenario::test_text(
+        "tile/y_w",
+        "tile, layers, off-mesh-links",
+        &format!(
+            "  - world: {{name: w, {world}}}
   - tile: {{name: t, world: w, at: {at}}}
   - parse_tile: {{tile: t}}
 "
+        ),
     )
 }
 
@@ -58,7 +54,7 @@ fn each_world_setting_is_accepted_up_to_its_cap_and_refused_beyond() {
         loads(&format!("{others}{field}: {max}"), at);
         let text = format!("{others}{field}: {}", max + 1);
         let e = range_error(&text, at);
-        // Line 9 is `  - world: {name: w, ` (21 characters), then the settings.
+        // Line 8 is `  - world: {name: w, ` (21 characters), then the settings.
         let column = (21 + text.find(field).unwrap() + field.len() + 3) as u64;
         assert_eq!(
             e,
@@ -68,7 +64,7 @@ fn each_world_setting_is_accepted_up_to_its_cap_and_refused_beyond() {
                 min: 0,
                 max,
                 rule,
-                line: 9,
+                line: 8,
                 column,
             }
         );
@@ -79,7 +75,7 @@ fn each_world_setting_is_accepted_up_to_its_cap_and_refused_beyond() {
     }
     assert_eq!(
         range_error("quads: 256", at).to_string(),
-        "line 9 column 29: steps[0].world.quads is 256, outside 0 ..= 255 (conformance.md §1.12 \
+        "line 8 column 29: steps[0].world.quads is 256, outside 0 ..= 255 (conformance.md §1.12 \
          W3: a generated tile stays within the T6 counts)"
     );
 }
@@ -91,7 +87,7 @@ fn derived_caps_name_the_field_that_feeds_them() {
     loads("columns: 1023, rows: 1025", at);
     let e = range_error("columns: 1024, rows: 1025", at);
     assert_eq!(e.path, "steps[0].world.columns (columns × rows × layers)");
-    assert_eq!((e.value, e.max, e.line), (1_049_600, 1_048_575, 9));
+    assert_eq!((e.value, e.max, e.line), (1_049_600, 1_048_575, 8));
     // A world like another takes its values: the product of both is checked.
     let text = scenario("columns: 512, rows: 1024", at).replace(
         "  - tile:",
@@ -100,7 +96,7 @@ fn derived_caps_name_the_field_that_feeds_them() {
     match load_str("tile/y_w", &text) {
         Err(LoadReason::Check(CheckError::Range(e))) => {
             assert_eq!(e.path, "steps[1].world.layers (columns × rows × layers)");
-            assert_eq!((e.value, e.line), (2 * 512 * 1024, 10));
+            assert_eq!((e.value, e.line), (2 * 512 * 1024, 9));
         }
         other => panic!("{other:?}"),
     }
@@ -124,7 +120,7 @@ fn tile_positions_keep_one_cell_from_the_ends_of_i32() {
         "[0, 0, 256]".to_owned(),
     ] {
         let e = range_error("quads: 1", &at);
-        assert_eq!((e.path.as_str(), e.line), ("steps[1].tile.at", 10), "{at}");
+        assert_eq!((e.path.as_str(), e.line), ("steps[1].tile.at", 9), "{at}");
     }
 }
 

@@ -112,6 +112,10 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, TesteeError> {
     let mut cur = String::new();
     let mut in_word = false;
     let mut it = cmd.chars();
+    let unterminated = |quote| TesteeError::Unterminated {
+        quote,
+        command: cmd.to_owned(),
+    };
     while let Some(c) = it.next() {
         match c {
             ' ' | '\t' | '\n' | '\r' => {
@@ -126,12 +130,7 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, TesteeError> {
                     match it.next() {
                         Some('\'') => break,
                         Some(c) => cur.push(c),
-                        None => {
-                            return Err(TesteeError::Unterminated {
-                                quote: '\'',
-                                command: cmd.to_owned(),
-                            })
-                        }
+                        None => return Err(unterminated('\'')),
                     }
                 }
             }
@@ -146,20 +145,10 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, TesteeError> {
                                 cur.push('\\');
                                 cur.push(c);
                             }
-                            None => {
-                                return Err(TesteeError::Unterminated {
-                                    quote: '"',
-                                    command: cmd.to_owned(),
-                                })
-                            }
+                            None => return Err(unterminated('"')),
                         },
                         Some(c) => cur.push(c),
-                        None => {
-                            return Err(TesteeError::Unterminated {
-                                quote: '"',
-                                command: cmd.to_owned(),
-                            })
-                        }
+                        None => return Err(unterminated('"')),
                     }
                 }
             }
