@@ -58,9 +58,18 @@ fn wants_output(e: &Expect) -> bool {
         || e.length.is_some()
 }
 
+/// A query reply field that is not the expected value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{key} is {got}, expected {want}")]
+pub(super) struct Mismatch {
+    key: String,
+    got: Value,
+    want: Value,
+}
+
 /// Compares expected reply fields with a reply. Numbers compare as binary64 bitwise (so `-0`
 /// and `0` differ); everything else structurally. Returns the first difference.
-pub fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<(), String> {
+pub(super) fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<(), Mismatch> {
     fn same(a: &Value, b: &Value) -> bool {
         match (a, b) {
             (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
@@ -79,7 +88,11 @@ pub fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<()
     for (k, w) in want {
         let g = got.get(k).unwrap_or(&Value::Null);
         if !same(w, g) {
-            return Err(format!("{k} is {g}, expected {w}"));
+            return Err(Mismatch {
+                key: k.clone(),
+                got: g.clone(),
+                want: w.clone(),
+            });
         }
     }
     Ok(())
@@ -293,7 +306,10 @@ mod tests {
     fn compare_is_bitwise_for_numbers() {
         let w: Map<String, Value> = [("t".to_owned(), json!(0.0))].into_iter().collect();
         let g: Map<String, Value> = [("t".to_owned(), json!(-0.0))].into_iter().collect();
-        assert!(compare(&w, &g).is_err());
+        assert_eq!(
+            compare(&w, &g).unwrap_err().to_string(),
+            "t is -0.0, expected 0.0"
+        );
         let g2: Map<String, Value> = [("t".to_owned(), json!(0.0)), ("x".to_owned(), json!(1))]
             .into_iter()
             .collect();
