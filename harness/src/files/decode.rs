@@ -53,7 +53,7 @@ impl fmt::Display for Value {
             Value::Bytes(b) if b.iter().all(|c| c.is_ascii_graphic()) && b.len() <= 8 => {
                 write!(f, "\"{}\"", String::from_utf8_lossy(b))
             }
-            Value::Bytes(b) => f.write_str(&onav::ids::hex(b)),
+            Value::Bytes(b) => f.write_str(&crate::hex::hex(b)),
         }
     }
 }
@@ -428,11 +428,7 @@ mod tests {
             links_per_tile: 1,
             ..WorldSpec::default()
         };
-        let mut m = TiledNavMesh::new(w.params(3));
-        for t in w.tiles() {
-            m.add_tile(t).unwrap();
-        }
-        m
+        crate::files::mesh_of(&w, 3)
     }
 
     /// The decode covers every byte exactly once, in order, for each kind of file.

@@ -98,7 +98,7 @@ pub fn serve<B: Backend>(mut backend: B, input: impl Read, output: impl Write) -
 mod tests {
     use super::*;
     use crate::protocol::read_frame;
-    use crate::reference::Reference;
+    use crate::testee::reference::Reference;
     use serde_json::json;
 
     fn frames(reqs: &[&[u8]]) -> Vec<u8> {

@@ -6,15 +6,17 @@
 //! The same `Request` / `Reply` values drive the in-process reference and an external testee, so
 //! the runner has one code path.
 
-use std::io::{Read, Write};
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod frame;
+pub mod query;
+pub mod wire;
+
+pub use frame::{read_frame, write_frame, MAX_FRAME};
+
 /// Protocol version spoken by this runner.
 pub const PROTOCOL_VERSION: u32 = 1;
-/// Largest frame accepted (64 MiB): a bound against a hostile peer.
-pub const MAX_FRAME: u32 = 64 << 20;
 
 /// Every op of protocol version 1, in the order of the specification.
 pub const OPS: &[&str] = &[
@@ -251,32 +253,4 @@ pub fn ref_from_hex(s: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(h, 16).ok()
-}
-
-/// Writes one frame.
-pub fn write_frame(w: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
-    let n = u32::try_from(json.len()).map_err(|_| std::io::Error::other("frame too large"))?;
-    w.write_all(&n.to_le_bytes())?;
-    w.write_all(json)?;
-    w.flush()
-}
-
-/// Reads one frame; `Ok(None)` at a clean end of stream.
-pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
-    let mut len = [0u8; 4];
-    match r.read_exact(&mut len) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    let n = u32::from_le_bytes(len);
-    if n > MAX_FRAME {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("frame of {n} bytes exceeds {MAX_FRAME}"),
-        ));
-    }
-    let mut buf = vec![0u8; n as usize];
-    r.read_exact(&mut buf)?;
-    Ok(Some(buf))
 }

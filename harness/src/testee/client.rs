@@ -22,20 +22,100 @@ use crate::protocol::{
     read_frame, write_frame, Backend, BackendFailure, Reply, Request, MAX_FRAME, PROTOCOL_VERSION,
 };
 
-/// Default time a testee has to answer one request.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+use crate::limits::{DEFAULT_TIMEOUT, STDERR_TAIL};
 
-/// How much of a testee's standard error is kept for failure messages.
-const STDERR_TAIL: usize = 2048;
+/// Why a testee could not be started or did not complete the handshake.
+#[derive(Debug, thiserror::Error)]
+pub enum TesteeError {
+    /// A command without words.
+    #[error("empty testee command")]
+    Empty,
+    /// A quote that does not close.
+    #[error("unterminated {quote} in command: {command}")]
+    Unterminated {
+        /// `'` or `"`.
+        quote: char,
+        /// The command.
+        command: String,
+    },
+    /// A backslash at the end.
+    #[error("trailing backslash in command: {command}")]
+    TrailingBackslash {
+        /// The command.
+        command: String,
+    },
+    /// The program could not be started.
+    #[error("cannot start testee {program:?}: {source}")]
+    Start {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The process has no pipes.
+    #[error("testee pipes are missing")]
+    Pipes,
+    /// The `hello` request could not be written.
+    #[error("cannot encode hello: {0}")]
+    Encode(serde_json::Error),
+    /// The testee crashed before answering `hello`.
+    #[error("hello failed: {0}")]
+    HelloFailed(String),
+    /// No `hello` reply in time.
+    #[error("no hello reply within {0:?}")]
+    HelloTimeout(Duration),
+    /// The testee refused this protocol version.
+    #[error("the testee refused protocol {PROTOCOL_VERSION}: {message}")]
+    Refused {
+        /// What it said.
+        message: String,
+    },
+    /// `hello` answered other than `ok` or `error`.
+    #[error("hello answered {reply:?}")]
+    HelloReply {
+        /// The reply.
+        reply: Reply,
+    },
+    /// A `hello` reply that is not a reply.
+    #[error("malformed hello reply: {0}")]
+    Malformed(serde_json::Error),
+    /// Another protocol version.
+    #[error("the testee speaks protocol {version}, the runner {PROTOCOL_VERSION}")]
+    Protocol {
+        /// Its `protocol`.
+        version: serde_json::Value,
+    },
+    /// `ops` or `features` missing or not an array.
+    #[error("hello reply has no array {key:?}")]
+    NoArray {
+        /// The key.
+        key: &'static str,
+    },
+    /// `ops` or `features` holding a non-string.
+    #[error("{key:?} holds a non-string: {value}")]
+    NotAString {
+        /// The key.
+        key: &'static str,
+        /// The value.
+        value: serde_json::Value,
+    },
+    /// No `impl` string.
+    #[error("hello reply has no string \"impl\"")]
+    NoImpl,
+}
 
 /// Splits a command line into words: blanks separate words; `'…'` quotes literally; `"…"` quotes
 /// with `\"`, `\\`, `` \` `` and `\$` as escapes; a backslash outside quotes escapes the next
 /// character. An empty command or an unterminated quote is an error.
-pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
+pub fn split_command(cmd: &str) -> Result<Vec<String>, TesteeError> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
     let mut it = cmd.chars();
+    let unterminated = |quote| TesteeError::Unterminated {
+        quote,
+        command: cmd.to_owned(),
+    };
     while let Some(c) = it.next() {
         match c {
             ' ' | '\t' | '\n' | '\r' => {
@@ -50,7 +130,7 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
                     match it.next() {
                         Some('\'') => break,
                         Some(c) => cur.push(c),
-                        None => return Err(format!("unterminated ' in command: {cmd}")),
+                        None => return Err(unterminated('\'')),
                     }
                 }
             }
@@ -65,10 +145,10 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
                                 cur.push('\\');
                                 cur.push(c);
                             }
-                            None => return Err(format!("unterminated \" in command: {cmd}")),
+                            None => return Err(unterminated('"')),
                         },
                         Some(c) => cur.push(c),
-                        None => return Err(format!("unterminated \" in command: {cmd}")),
+                        None => return Err(unterminated('"')),
                     }
                 }
             }
@@ -76,7 +156,11 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
                 in_word = true;
                 match it.next() {
                     Some(c) => cur.push(c),
-                    None => return Err(format!("trailing backslash in command: {cmd}")),
+                    None => {
+                        return Err(TesteeError::TrailingBackslash {
+                            command: cmd.to_owned(),
+                        })
+                    }
                 }
             }
             c => {
@@ -89,12 +173,13 @@ pub fn split_command(cmd: &str) -> Result<Vec<String>, String> {
         words.push(cur);
     }
     if words.is_empty() {
-        return Err("empty testee command".into());
+        return Err(TesteeError::Empty);
     }
     Ok(words)
 }
 
-/// Quotes a word so that [`split_command`] gives it back unchanged.
+/// Quotes a word so that the testee command splitter gives it back unchanged (as a POSIX shell
+/// would).
 pub fn quote_word(w: &str) -> String {
     format!("'{}'", w.replace('\'', r"'\''"))
 }
@@ -121,21 +206,24 @@ struct Proc {
 }
 
 impl Proc {
-    fn spawn(argv: &[String]) -> Result<Self, String> {
-        let (prog, args) = argv.split_first().ok_or("empty testee command")?;
+    fn spawn(argv: &[String]) -> Result<Self, TesteeError> {
+        let (prog, args) = argv.split_first().ok_or(TesteeError::Empty)?;
         let mut child = Command::new(prog)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start testee {prog:?}: {e}"))?;
+            .map_err(|source| TesteeError::Start {
+                program: prog.clone(),
+                source,
+            })?;
         let (Some(stdin), Some(mut stdout), Some(mut err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("testee pipes are missing".into());
+            return Err(TesteeError::Pipes);
         };
         let (tx, replies) = mpsc::channel();
         let (requests, pending) = mpsc::channel::<Vec<u8>>();
@@ -283,7 +371,7 @@ impl std::fmt::Debug for TesteeBackend {
 
 impl TesteeBackend {
     /// Starts `cmd` and performs the handshake, with `timeout` for each request.
-    pub fn spawn(cmd: &str, timeout: Duration) -> Result<Self, String> {
+    pub fn spawn(cmd: &str, timeout: Duration) -> Result<Self, TesteeError> {
         let argv = split_command(cmd)?;
         let (proc, hello) = start(&argv, timeout)?;
         Ok(Self {
@@ -322,7 +410,7 @@ impl TesteeBackend {
 }
 
 /// Starts a process and performs the handshake.
-fn start(argv: &[String], timeout: Duration) -> Result<(Proc, Hello), String> {
+fn start(argv: &[String], timeout: Duration) -> Result<(Proc, Hello), TesteeError> {
     let mut p = Proc::spawn(argv)?;
     match handshake(&mut p, timeout) {
         Ok(h) => Ok((p, h)),
@@ -333,42 +421,39 @@ fn start(argv: &[String], timeout: Duration) -> Result<(Proc, Hello), String> {
     }
 }
 
-fn handshake(p: &mut Proc, timeout: Duration) -> Result<Hello, String> {
+fn handshake(p: &mut Proc, timeout: Duration) -> Result<Hello, TesteeError> {
     let json = serde_json::to_vec(&Request::Hello {
         protocol: PROTOCOL_VERSION,
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(TesteeError::Encode)?;
     let frame = p.exchange(&json, timeout).map_err(|f| match f {
-        BackendFailure::Crash(m) => format!("hello failed: {m}"),
-        BackendFailure::Timeout => format!("no hello reply within {timeout:?}"),
+        BackendFailure::Crash(m) => TesteeError::HelloFailed(m),
+        BackendFailure::Timeout => TesteeError::HelloTimeout(timeout),
     })?;
     let fields = match serde_json::from_slice::<Reply>(&frame) {
         Ok(Reply::Ok { fields }) => fields,
-        Ok(Reply::Error { message }) => {
-            return Err(format!(
-                "the testee refused protocol {PROTOCOL_VERSION}: {message}"
-            ))
-        }
-        Ok(r) => return Err(format!("hello answered {r:?}")),
-        Err(e) => return Err(format!("malformed hello reply: {e}")),
+        Ok(Reply::Error { message }) => return Err(TesteeError::Refused { message }),
+        Ok(reply) => return Err(TesteeError::HelloReply { reply }),
+        Err(e) => return Err(TesteeError::Malformed(e)),
     };
     if let Some(v) = fields.get("protocol") {
         if v.as_u64() != Some(u64::from(PROTOCOL_VERSION)) {
-            return Err(format!(
-                "the testee speaks protocol {v}, the runner {PROTOCOL_VERSION}"
-            ));
+            return Err(TesteeError::Protocol { version: v.clone() });
         }
     }
-    let strings = |k: &str| -> Result<BTreeSet<String>, String> {
+    let strings = |key: &'static str| -> Result<BTreeSet<String>, TesteeError> {
         fields
-            .get(k)
+            .get(key)
             .and_then(serde_json::Value::as_array)
-            .ok_or_else(|| format!("hello reply has no array {k:?}"))?
+            .ok_or(TesteeError::NoArray { key })?
             .iter()
             .map(|s| {
                 s.as_str()
                     .map(str::to_owned)
-                    .ok_or_else(|| format!("{k:?} holds a non-string: {s}"))
+                    .ok_or_else(|| TesteeError::NotAString {
+                        key,
+                        value: s.clone(),
+                    })
             })
             .collect()
     };
@@ -376,7 +461,7 @@ fn handshake(p: &mut Proc, timeout: Duration) -> Result<Hello, String> {
         implementation: fields
             .get("impl")
             .and_then(serde_json::Value::as_str)
-            .ok_or("hello reply has no string \"impl\"")?
+            .ok_or(TesteeError::NoImpl)?
             .to_owned(),
         ops: strings("ops")?,
         features: strings("features")?,
@@ -453,8 +538,8 @@ impl Drop for TesteeBackend {
     }
 }
 
-/// Starts the testee `cmd` with [`DEFAULT_TIMEOUT`] per request (the runner's `--testee`).
-pub fn testee_backend(cmd: &str) -> Result<Box<dyn Backend>, String> {
+/// Starts the testee `cmd` with the default timeout (20 s, `spec/conformance.md` §6.8) per request (the runner's `--testee`).
+pub fn testee_backend(cmd: &str) -> Result<Box<dyn Backend>, TesteeError> {
     Ok(Box::new(TesteeBackend::spawn(cmd, DEFAULT_TIMEOUT)?))
 }
 
@@ -473,10 +558,19 @@ mod tests {
             split_command(r#"p "a \"q\" \n" '' x"#).unwrap(),
             ["p", "a \"q\" \\n", "", "x"]
         );
-        assert!(split_command("   ").is_err());
-        assert!(split_command("a 'b").is_err());
-        assert!(split_command("a \"b").is_err());
-        assert!(split_command("a \\").is_err());
+        assert!(matches!(split_command("   "), Err(TesteeError::Empty)));
+        assert_eq!(
+            split_command("a 'b").unwrap_err().to_string(),
+            "unterminated ' in command: a 'b"
+        );
+        assert_eq!(
+            split_command("a \"b").unwrap_err().to_string(),
+            "unterminated \" in command: a \"b"
+        );
+        assert!(matches!(
+            split_command("a \\"),
+            Err(TesteeError::TrailingBackslash { .. })
+        ));
         for w in ["it's", "a b", "'\"\\$", ""] {
             assert_eq!(split_command(&quote_word(w)).unwrap(), [w]);
         }
@@ -485,7 +579,7 @@ mod tests {
     #[test]
     fn a_missing_program_is_an_error() {
         let e = TesteeBackend::spawn("/nonexistent/onav-testee", Duration::from_secs(1));
-        assert!(e.unwrap_err().contains("cannot start"));
+        assert!(matches!(e, Err(TesteeError::Start { .. })), "{e:?}");
     }
 
     #[cfg(unix)]
@@ -493,16 +587,19 @@ mod tests {
     fn a_program_that_is_not_a_testee_fails_the_handshake() {
         // `true` exits at once; `cat` echoes the hello request, which is not a reply.
         let e = TesteeBackend::spawn("true", Duration::from_secs(5)).unwrap_err();
-        assert!(e.contains("hello failed"), "{e}");
+        assert!(matches!(e, TesteeError::HelloFailed(_)), "{e}");
         let e = TesteeBackend::spawn("cat", Duration::from_secs(5)).unwrap_err();
         assert!(
-            e.contains("hello answered") || e.contains("malformed"),
+            matches!(
+                e,
+                TesteeError::HelloReply { .. } | TesteeError::Malformed(_)
+            ),
             "{e}"
         );
         // `sleep` never answers.
         let t = Instant::now();
         let e = TesteeBackend::spawn("sleep 30", Duration::from_millis(300)).unwrap_err();
-        assert!(e.contains("no hello reply"), "{e}");
+        assert!(matches!(e, TesteeError::HelloTimeout(_)), "{e}");
         assert!(t.elapsed() < Duration::from_secs(5));
     }
 }

@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::protocol::wire;
 use crate::protocol::{Backend, BackendFailure, Reply, Request};
-use crate::wire;
 
 /// How a mutant misbehaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,10 +32,33 @@ pub enum MutantKind {
     Hang(String),
 }
 
-impl FromStr for MutantKind {
-    type Err = String;
+/// A mutant name `onav testee --mutant` does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MutantError {
+    /// `crash-on-op:K` with K not a count from 1.
+    #[error("crash-on-op needs a count ≥ 1, not {count:?}")]
+    Count {
+        /// K as written.
+        count: String,
+    },
+    /// `hang-on:OP` with an op the protocol does not have.
+    #[error("hang-on: unknown op {op:?}")]
+    Op {
+        /// OP as written.
+        op: String,
+    },
+    /// No mutant of that name.
+    #[error("unknown mutant {name:?}; known: {}", MUTANT_NAMES.join(", "))]
+    Unknown {
+        /// The name.
+        name: String,
+    },
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for MutantKind {
+    type Err = MutantError;
+
+    fn from_str(s: &str) -> Result<Self, MutantError> {
         Ok(match s {
             "accept-every-restore" => Self::AcceptEveryRestore,
             "reject-every-restore" => Self::RejectEveryRestore,
@@ -45,18 +68,19 @@ impl FromStr for MutantKind {
                 if let Some(k) = s.strip_prefix("crash-on-op:") {
                     match k.parse() {
                         Ok(k @ 1..) => Self::CrashOnOp(k),
-                        _ => return Err(format!("crash-on-op needs a count ≥ 1, not {k:?}")),
+                        _ => {
+                            return Err(MutantError::Count {
+                                count: k.to_owned(),
+                            })
+                        }
                     }
                 } else if let Some(op) = s.strip_prefix("hang-on:") {
                     if !crate::protocol::OPS.contains(&op) {
-                        return Err(format!("hang-on: unknown op {op:?}"));
+                        return Err(MutantError::Op { op: op.to_owned() });
                     }
                     Self::Hang(op.into())
                 } else {
-                    return Err(format!(
-                        "unknown mutant {s:?}; known: {}",
-                        MUTANT_NAMES.join(", ")
-                    ));
+                    return Err(MutantError::Unknown { name: s.to_owned() });
                 }
             }
         })
@@ -91,25 +115,19 @@ impl<B: Backend> Mutant<B> {
         }
     }
 
-    /// A fresh mesh for the accepting mutant: the snapshot's parameters if they parse.
+    /// A fresh mesh for the accepting mutant: the snapshot's parameters if they parse, else a
+    /// one-slot mesh of tile size 1.
     fn fresh_mesh(&mut self, bytes: &str) -> Result<Reply, BackendFailure> {
         let b = wire::unb64("bytes", bytes).unwrap_or_default();
         let block = b
             .get(8..8 + onav::MeshParams::LEN)
-            .and_then(|p| onav::MeshParams::read(&mut onav::bytes::Reader::new(p, 8)).ok());
+            .filter(|p| onav::MeshParams::read(&mut onav::bytes::Reader::new(p, 8)).is_ok());
         let params = match block {
-            Some(p) => p.raw(),
-            None => onav::RawParams {
-                grid: onav::RawGrid {
-                    origin: [0.0; 3],
-                    tile_size: 1.0,
-                },
-                slot_count: 1,
-                digest: onav::SettingsDigest([0; 32]),
-            },
+            Some(p) => p.to_vec(),
+            None => wire::params_block([0.0; 3], 1.0, 1, [0; 32]),
         };
         self.inner.call(&Request::NewMesh {
-            params: wire::b64(&params.to_bytes()),
+            params: wire::b64(&params),
         })
     }
 }
@@ -172,7 +190,7 @@ impl<B: Backend> Backend for Mutant<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::Reference;
+    use crate::testee::reference::Reference;
 
     #[test]
     fn names_parse() {

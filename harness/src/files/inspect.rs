@@ -1,7 +1,7 @@
 //! `onav inspect FILE`: an annotated decode of a tile, mesh file or snapshot — one line per field
 //! with its offset, size, spec field path and value — followed by onav's verdict on the bytes.
 //!
-//! The decode ([`crate::decode`]) follows the layout only, as far as the bytes allow; onav's own
+//! The decode ([`crate::files::decode`]) follows the layout only, as far as the bytes allow; onav's own
 //! validation (`NavTile::from_bytes`, `read_mesh`, `NavMeshSnapshot::restore`) then runs on the
 //! same bytes, and its error is printed right under the field it names, with its offset. A
 //! Referenced snapshot restores only against a library holding the tiles it names: a content id
@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use onav::{read_mesh, FormatReason, NavMeshSnapshot, NavTile, RestoreError, TileLibrary};
 
-use crate::decode::{decode, Decoded, Field, FileKind, Value};
+use crate::files::decode::{decode, Decoded, Field, FileKind, Value};
 
 /// The name of a kind of file, for people.
 pub fn kind_name(kind: FileKind) -> &'static str {
@@ -150,7 +150,7 @@ pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
             if head.is_empty() {
                 "(none)".to_owned()
             } else {
-                onav::ids::hex(head)
+                crate::hex::hex(head)
             }
         );
         let _ = writeln!(out, "result: not a tile, mesh file or snapshot");
@@ -207,31 +207,45 @@ pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
     out
 }
 
+/// Why a file cannot add tiles to a library.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    /// A tile onav rejects.
+    #[error("{0}")]
+    Tile(onav::FormatError),
+    /// A mesh file or snapshot onav rejects.
+    #[error("{0}")]
+    Restore(onav::RestoreError),
+    /// Not an onav file.
+    #[error("not a tile, mesh file or snapshot")]
+    NotOnav,
+}
+
 /// Adds the tiles of a file to a library: a tile, every tile of a mesh file (their current values
 /// become the as-built ones, as when reading it) or every tile of a Full snapshot (as built).
 /// Returns how many tiles the file held.
-pub fn add_to_library(library: &mut TileLibrary, bytes: &[u8]) -> Result<usize, String> {
+pub fn add_to_library(library: &mut TileLibrary, bytes: &[u8]) -> Result<usize, LibraryError> {
+    let add_all = |library: &mut TileLibrary, m: onav::TiledNavMesh| {
+        m.tiles().for_each(|(_, t)| {
+            library.add(t);
+        });
+        m.tile_count()
+    };
     match FileKind::of(bytes) {
         FileKind::Tile => {
-            let t = NavTile::from_bytes(bytes).map_err(|e| e.to_string())?;
+            let t = NavTile::from_bytes(bytes).map_err(LibraryError::Tile)?;
             library.add(&t);
             Ok(1)
         }
         FileKind::MeshFile => {
-            let m = read_mesh(bytes).map_err(|e| e.to_string())?;
-            m.tiles().for_each(|(_, t)| {
-                library.add(t);
-            });
-            Ok(m.tile_count())
+            let m = read_mesh(bytes).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
         }
         FileKind::Snapshot => {
-            let m = NavMeshSnapshot::restore(bytes, library).map_err(|e| e.to_string())?;
-            m.tiles().for_each(|(_, t)| {
-                library.add(t);
-            });
-            Ok(m.tile_count())
+            let m = NavMeshSnapshot::restore(bytes, library).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
         }
-        FileKind::Unknown => Err("not a tile, mesh file or snapshot".into()),
+        FileKind::Unknown => Err(LibraryError::NotOnav),
     }
 }
 
@@ -248,11 +262,7 @@ mod tests {
             links_per_tile: 1,
             ..WorldSpec::default()
         };
-        let mut m = TiledNavMesh::new(w.params(3));
-        for t in w.tiles() {
-            m.add_tile(t).unwrap();
-        }
-        m
+        crate::files::mesh_of(&w, 3)
     }
 
     fn line_after<'a>(out: &'a str, prefix: &str) -> &'a str {
@@ -314,13 +324,16 @@ mod tests {
         assert!(out.contains("result: incomplete"));
         let mut lib = TileLibrary::new();
         assert_eq!(
-            add_to_library(&mut lib, &m.snapshot(SnapshotMode::Full)),
-            Ok(2)
+            add_to_library(&mut lib, &m.snapshot(SnapshotMode::Full)).unwrap(),
+            2
         );
         let out = inspect(&snap, &lib);
         assert!(out.contains("(in the library)"));
         assert!(out.contains("result: valid snapshot"), "{out}");
-        assert!(add_to_library(&mut lib, b"nope").is_err());
+        assert!(matches!(
+            add_to_library(&mut lib, b"nope"),
+            Err(LibraryError::NotOnav)
+        ));
     }
 
     /// Inspect and diff answer every corruption of every kind of file without panicking.
@@ -348,7 +361,7 @@ mod tests {
                 }
                 let out = inspect(&g, &lib);
                 assert!(out.contains("\nresult: "), "{out}");
-                let d = crate::diff::diff(f, &g);
+                let d = crate::files::diff::diff(f, &g).to_string();
                 assert!(
                     d.starts_with("first difference")
                         || d.starts_with("different kinds")

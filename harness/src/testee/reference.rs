@@ -1,6 +1,6 @@
 //! `Reference`: the in-process onav implementation of [`Backend`], and what `onav testee` serves.
 //! Mesh handles are JSON numbers indexing a list of meshes (a dropped mesh leaves a hole; handles
-//! are never reused). Arguments are decoded and errors mapped to replies by [`crate::wire`], so
+//! are never reused). Arguments are decoded and errors mapped to replies by [`crate::protocol::wire`], so
 //! the replies are exactly those of `spec/conformance.md §6`. Beyond it, `get_poly` also
 //! answers the polygon's stitched `links`, and the four queries take the `args` objects of
 //! `spec/conformance.md` ("Queries").
@@ -9,22 +9,13 @@ use serde_json::{json, Value};
 
 use onav::query::{NavMeshQuery, QueryError, QueryFilter, StraightPathOptions};
 use onav::{
-    read_mesh, write_mesh, LinkEnd, LinkKind, NavMeshSnapshot, PolyRef, Side, TileRef, TiledNavMesh,
+    read_mesh, write_mesh, Generation, LinkEnd, LinkKind, NavMeshSnapshot, PolyIndex, PolyRef,
+    Side, SlotIndex, TileRef, TiledNavMesh,
 };
 
+use crate::protocol::query::{self, Args};
+use crate::protocol::wire;
 use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
-use crate::query::{self, Args};
-use crate::wire;
-
-pub use crate::wire::b64;
-
-/// Base64 text to bytes (standard alphabet, padded).
-pub fn unb64(text: &str) -> Result<Vec<u8>, String> {
-    wire::unb64("bytes", text).map_err(|r| match r {
-        Reply::Error { message } => message,
-        other => format!("{other:?}"),
-    })
-}
 
 /// The in-process reference backend.
 #[derive(Debug, Default)]
@@ -251,7 +242,7 @@ impl Reference {
             | Request::FindStraightPath { mesh, args }
             | Request::Raycast { mesh, args } => {
                 let m: &TiledNavMesh = self.mesh(mesh)?;
-                let a = Args::parse(req.op(), args).map_err(wire::error)?;
+                let a = Args::parse(req.op(), args).map_err(|e| wire::error(e.to_string()))?;
                 Self::query(m, &a)?
             }
             Request::Drop { mesh } => {
@@ -330,7 +321,7 @@ impl Reference {
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|_| {
                         query_rejected(&QueryError::InvalidRef {
-                            poly: PolyRef::from_raw(1 << 40).expect("valid shape"),
+                            poly: PolyRef::new(Generation::FIRST, SlotIndex(0), PolyIndex(0)),
                             what: "corridor",
                         })
                     })?;
@@ -394,6 +385,7 @@ impl Backend for Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::wire::b64;
     use onav::{TilePos, WorldSpec};
 
     fn ok_field(r: &Reply, k: &str) -> Value {

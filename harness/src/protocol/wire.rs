@@ -11,7 +11,7 @@ use base64::Engine as _;
 use onav::{FormatError, MeshError, MeshParams, NavTile, RestoreError, SnapshotMode, TileLibrary};
 use serde_json::Value;
 
-use crate::protocol::{ref_from_hex, ref_to_hex, Reply};
+use super::{ref_from_hex, ref_to_hex, Reply};
 
 /// The base64 alphabet of the protocol: RFC 4648 standard alphabet, with padding.
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
@@ -57,6 +57,23 @@ pub fn mode(s: &str) -> Result<SnapshotMode, Reply> {
             "mode must be \"full\" or \"referenced\", not {s:?}"
         ))),
     }
+}
+
+/// The 68-byte parameter block (`spec/navmesh-format.md` §2) of these values, written without
+/// any check: what a `new_mesh` request carries, valid or not (scenarios ask for invalid ones).
+pub fn params_block(
+    origin: [f64; 3],
+    tile_size: f64,
+    slot_count: u32,
+    digest: [u8; 32],
+) -> Vec<u8> {
+    let mut b = Vec::with_capacity(MeshParams::LEN);
+    for v in origin.iter().chain([&tile_size]) {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&slot_count.to_le_bytes());
+    b.extend_from_slice(&digest);
+    b
 }
 
 /// Parses the `params` argument of `new_mesh`: the base64 of exactly 68 bytes, checked against the
@@ -198,6 +215,11 @@ mod tests {
     fn params_rules_are_rejections_and_lengths_are_errors() {
         let w = onav::WorldSpec::default();
         let p = w.params(4);
+        assert_eq!(
+            params_block(w.origin, w.tile_size, 4, w.digest().0),
+            p.to_bytes(),
+            "the same block as onav writes"
+        );
         assert!(params(&b64(&p.to_bytes())).unwrap().bits_eq(&p));
         let mut bad = p.to_bytes();
         bad[32..36].copy_from_slice(&0u32.to_le_bytes()); // slot count 0
@@ -244,7 +266,7 @@ mod tests {
             Reply::Rejected { class, field, offset, .. }
                 if class == "fingerprint" && field == "params.settings_digest" && offset == Some(40)));
         // The tile's digest really is at offset 40.
-        let d = crate::decode::decode(&other.tiles()[0].to_bytes());
+        let d = crate::files::decode::decode(&other.tiles()[0].to_bytes());
         assert_eq!(
             d.field("params.settings_digest").unwrap().offset,
             TILE_DIGEST_OFFSET
