@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use onav_harness::commands::{self, run::RunOptions, Outcome};
+use onav_harness::commands::{self, args, run::RunOptions, Outcome};
 use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
@@ -29,8 +29,8 @@ enum Cmd {
     Run {
         /// Scenario files or folders (default: scenarios/).
         paths: Vec<PathBuf>,
-        /// Thread counts, comma separated.
-        #[arg(long, value_delimiter = ',')]
+        /// Thread counts of the in-process run, comma separated (each 1 to 1024).
+        #[arg(long, value_delimiter = ',', value_parser = args::thread_count, conflicts_with = "testee")]
         threads: Option<Vec<usize>>,
         /// Only case ids matching this glob (`*`, `?`).
         #[arg(long)]
@@ -53,8 +53,8 @@ enum Cmd {
     },
     /// Hash every golden output under each thread count in one process.
     Matrix {
-        /// Thread counts, comma separated (default 1,2,4).
-        #[arg(long, value_delimiter = ',')]
+        /// Thread counts, comma separated (each 1 to 1024; default 1,2,4).
+        #[arg(long, value_delimiter = ',', value_parser = args::thread_count)]
         threads: Option<Vec<usize>>,
         /// Write the JSON here.
         #[arg(long)]

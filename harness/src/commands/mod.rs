@@ -5,6 +5,7 @@
 use crate::error::HarnessError;
 use crate::suite::{self, CaseResult, Suite, Target};
 
+pub mod args;
 pub mod bless;
 pub mod compile;
 pub mod diff;

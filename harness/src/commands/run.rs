@@ -45,7 +45,7 @@ fn failure_list(root: &Path, o: &RunOptions) -> Result<Vec<suite::Expected>, Har
 pub fn run(root: &Path, o: &RunOptions) -> Result<Outcome, HarnessError> {
     let suite = suite::load(root, &o.paths, o.filter.as_deref());
     let list = failure_list(root, o)?;
-    let threads = suite::thread_counts(o.threads.as_deref());
+    let threads = suite::thread_counts(o.threads.as_deref())?;
     let mut testee_box;
     let (target, name) = match &o.testee {
         Some(cmd) => {

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::exec::{hello, run_scenario, CaseRun, Status};
+use crate::limits::MAX_THREADS;
 use crate::protocol::Backend;
 use crate::scenario::Case;
 use crate::testee::reference::Reference;
@@ -24,6 +25,15 @@ pub enum RunError {
         /// What it said.
         message: String,
     },
+    /// A thread count outside 1 ..= [`MAX_THREADS`].
+    #[error("thread count {threads} is not in 1 ..= {MAX_THREADS}")]
+    ThreadCount {
+        /// The count.
+        threads: usize,
+    },
+    /// No thread count to run at.
+    #[error("no thread count to run at")]
+    NoThreads,
     /// A thread pool of this many threads could not be built.
     #[error("a pool of {threads} threads: {source}")]
     ThreadPool {
@@ -124,6 +134,12 @@ pub fn run_cases(
 ) -> Result<Vec<CaseResult>, RunError> {
     match target {
         Target::Reference => {
+            if threads.is_empty() {
+                return Err(RunError::NoThreads);
+            }
+            if let Some(&t) = threads.iter().find(|t| !(1..=MAX_THREADS).contains(*t)) {
+                return Err(RunError::ThreadCount { threads: t });
+            }
             hello(&mut Reference::new())
                 .map_err(|(status, message)| RunError::Hello { status, message })?;
             let p = Progress::new(cases.len() * threads.len(), progress);
@@ -225,18 +241,26 @@ fn merge(c: &Case, threads: &[usize], runs: &[&CaseRun]) -> CaseResult {
     }
 }
 
-/// The thread counts of a run: the list given, else 1, 2 and the machine's, without repeats.
-pub fn thread_counts(given: Option<&[usize]>) -> Vec<usize> {
+/// The thread counts of a run: the list given, else 1, 2 and the machine's (at most
+/// [`MAX_THREADS`]), without repeats. A count outside 1 ..= [`MAX_THREADS`], or no count at all,
+/// is an error.
+pub fn thread_counts(given: Option<&[usize]>) -> Result<Vec<usize>, RunError> {
     let mut v: Vec<usize> = match given {
         Some(g) => g.to_vec(),
         None => {
             let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-            vec![1, 2, n]
+            vec![1, 2, n.min(MAX_THREADS)]
         }
     };
+    if let Some(&threads) = v.iter().find(|t| !(1..=MAX_THREADS).contains(*t)) {
+        return Err(RunError::ThreadCount { threads });
+    }
     let mut seen = BTreeSet::new();
-    v.retain(|t| *t > 0 && seen.insert(*t));
-    v
+    v.retain(|t| seen.insert(*t));
+    if v.is_empty() {
+        return Err(RunError::NoThreads);
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -244,9 +268,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn thread_counts_dedupe() {
-        assert_eq!(thread_counts(Some(&[1, 2, 2, 0, 4])), vec![1, 2, 4]);
-        let d = thread_counts(None);
+    fn thread_counts_dedupe_and_are_checked() {
+        assert_eq!(thread_counts(Some(&[1, 2, 2, 4])).unwrap(), vec![1, 2, 4]);
+        let d = thread_counts(None).unwrap();
         assert_eq!(d[0], 1);
+        assert!(d.iter().all(|t| (1..=MAX_THREADS).contains(t)));
+        assert!(matches!(
+            thread_counts(Some(&[1, 0])),
+            Err(RunError::ThreadCount { threads: 0 })
+        ));
+        assert!(matches!(
+            thread_counts(Some(&[MAX_THREADS + 1])),
+            Err(RunError::ThreadCount { .. })
+        ));
+        assert!(matches!(thread_counts(Some(&[])), Err(RunError::NoThreads)));
+        assert!(matches!(
+            run_cases(&[], &[], Target::Reference, false),
+            Err(RunError::NoThreads)
+        ));
     }
 }
