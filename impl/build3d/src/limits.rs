@@ -1,6 +1,9 @@
 //! Every cap of the builder, in one place (`spec/build3d.md` §11 "Limits"). A build that would
 //! pass a cap fails with [`crate::BuildError::Limit`] naming the tile (where there is one) and the
-//! cap; nothing is truncated.
+//! cap; nothing is truncated. The caps that are the tile format's own (L7, L13–L17) are taken
+//! from onav's `limits` (through `output`), so each has one home.
+
+use crate::output as format;
 
 /// Most triangles of one input (`spec/build3d.md` §2, L1): triangle indices are `u32` and each
 /// triangle costs about 80 bytes.
@@ -21,7 +24,7 @@ pub const MAX_SPAN_HEIGHT: u32 = 1 << 24;
 pub const MAX_GRID_CELLS: u64 = 1 << 30;
 /// Most tile cells (column, row) the triangles touch, border included, and most output tiles
 /// (tile-layers) of one build (§4, L7): the slot limit of a mesh (`spec/navmesh-format.md` P5).
-pub const MAX_TILES: u64 = 1_048_575;
+pub const MAX_TILES: u64 = format::MAX_SLOTS as u64;
 /// Most (triangle, tile cell) pairs of the triangle bins (§4, L8).
 pub const MAX_BIN_ENTRIES: u64 = 1 << 28;
 /// Most cells of all tile windows together: tile cells × (tile size + 2 · border)² (§4, L20).
@@ -39,15 +42,16 @@ pub const MAX_REGIONS: u64 = 1 << 24;
 /// (`spec/navmesh-format.md` T4).
 pub const MAX_LAYERS: u64 = 256;
 /// Most vertices of one tile-layer (§13, L13; `spec/navmesh-format.md` T6).
-pub const MAX_TILE_VERTICES: u64 = 1_048_575;
-/// Most polygons of one tile-layer (§13, L14; T6).
-pub const MAX_TILE_POLYGONS: u64 = 1_048_575;
+pub const MAX_TILE_VERTICES: u64 = format::MAX_VERTS as u64;
+/// Most polygons of one tile-layer (§13, L14; T6: the builder writes no off-mesh links, so
+/// every polygon is a ground polygon).
+pub const MAX_TILE_POLYGONS: u64 = format::MAX_POLYS as u64;
 /// Most extra detail vertices of one polygon (§14, L15; T16: detail indices are one byte).
-pub const MAX_DETAIL_VERTICES_PER_POLYGON: u64 = 249;
+pub const MAX_DETAIL_VERTICES_PER_POLYGON: u64 = format::MAX_DETAIL_VERTS_PER_POLY as u64;
 /// Most detail vertices of one tile-layer (§14, L16; T6).
-pub const MAX_TILE_DETAIL_VERTICES: u64 = 1_048_575;
+pub const MAX_TILE_DETAIL_VERTICES: u64 = format::MAX_DETAIL_VERTS as u64;
 /// Most detail triangles of one tile-layer (§14, L17; T6).
-pub const MAX_TILE_DETAIL_TRIANGLES: u64 = 1_048_575;
+pub const MAX_TILE_DETAIL_TRIANGLES: u64 = format::MAX_DETAIL_TRIS as u64;
 /// Most convex area volumes of one settings value (§3, L18).
 pub const MAX_VOLUMES: u32 = 65_535;
 /// Most corners of one area volume's polygon (§3, L19).
