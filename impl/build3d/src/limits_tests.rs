@@ -176,3 +176,27 @@ fn the_format_caps_are_the_values_of_the_limits_table() {
         1e-9f64.to_bits()
     );
 }
+
+#[test]
+fn l21_window_cells_per_triangle() {
+    // Tile cells of (8 + 2·4)² = 256 window cells each; the measure is pairs × 256 against
+    // the cap times the number of triangles.
+    let plan = Plan::new(&world(), &settings()).unwrap();
+    let need = plan.bins.pairs() as u64 * 256;
+    let n = world().triangle_count() as u64;
+    let below = (need - 1) / n;
+    let caps = Caps {
+        window_cells_per_triangle: below,
+        ..Caps::DEFAULT
+    };
+    assert_eq!(
+        limit_with(caps),
+        (LimitKind::WindowCellsPerTriangle, below * n)
+    );
+    let caps = Caps {
+        window_cells_per_triangle: need.div_ceil(n),
+        ..Caps::DEFAULT
+    };
+    let plan = Plan::with_caps(&world(), &settings(), caps).unwrap();
+    assert!(build_plan(&plan).is_ok());
+}
