@@ -11,6 +11,8 @@
 //! cells), L21 (window cells per triangle). Memory: 16 bytes per triangle while binning, then
 //! 4 bytes per (triangle, tile cell) pair and 12 per tile cell, each allocated after counting.
 
+use rayon::prelude::*;
+
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::geometry::Geometry;
 use crate::limits::{Caps, MAX_GRID_CELLS, MAX_SPAN_HEIGHT};
@@ -101,7 +103,7 @@ impl Plan {
         let params = mesh_params(origin, d.tile_world, 1, digest).map_err(BuildError::Params)?;
         let tris: Vec<GridTri> = geometry
             .triangles()
-            .iter()
+            .par_iter()
             .map(|t| {
                 let area = if t.area != 0 && walkable(&t.v, d.slope_cos) {
                     t.area
