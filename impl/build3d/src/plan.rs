@@ -245,10 +245,13 @@ struct Range {
 /// Calls `row(r, active, runs)` for every tile row r that some range covers, ascending: `active`
 /// holds the indices of the ranges covering row r, ascending; `runs` the maximal runs of
 /// consecutive columns they cover, ascending, each as (first, last, index of its first cell
-/// among the row's cells). Work: O(Σ rows of the ranges · log) plus the callback's.
-fn sweep_rows(ranges: &[Range], mut row: impl FnMut(i32, &[u32], &[(i32, i32, usize)])) {
-    let mut order: Vec<u32> = (0..ranges.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| (ranges[i as usize].r0, i));
+/// among the row's cells). `order` lists the ranges by ascending (first row, index). Work:
+/// O(Σ rows of the ranges · log) plus the callback's.
+fn sweep_rows(
+    ranges: &[Range],
+    order: &[u32],
+    mut row: impl FnMut(i32, &[u32], &[(i32, i32, usize)]),
+) {
     let mut next = 0;
     let mut active: Vec<u32> = Vec::new();
     let mut merged: Vec<u32> = Vec::new();
@@ -357,8 +360,10 @@ fn bin(tris: &[GridTri], ts: i64, b: i64, caps: &Caps) -> Result<Bins, BuildErro
         total * window,
         caps.window_cells_per_triangle * tris.len() as u64,
     )?;
+    let mut order: Vec<u32> = (0..ranges.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (ranges[i as usize].r0, i));
     let mut cells: u64 = 0;
-    sweep_rows(&ranges, |_, _, runs| {
+    sweep_rows(&ranges, &order, |_, _, runs| {
         if let Some(last) = runs.last() {
             cells += (last.2 + (last.1 - last.0) as usize + 1) as u64;
         }
@@ -378,7 +383,7 @@ fn bin(tris: &[GridTri], ts: i64, b: i64, caps: &Caps) -> Result<Bins, BuildErro
     };
     bins.start.push(0);
     let mut count: Vec<u32> = Vec::new();
-    sweep_rows(&ranges, |r, active, runs| {
+    sweep_rows(&ranges, &order, |r, active, runs| {
         let Some(last) = runs.last() else { return };
         let n = last.2 + (last.1 - last.0) as usize + 1;
         count.clear();

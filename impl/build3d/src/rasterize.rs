@@ -245,7 +245,9 @@ fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
 /// Raw span of one rasterized cell, before merging.
 #[derive(Debug, Clone, Copy)]
 struct RawSpan {
-    col: u32,
+    /// Local column x and row z of the window (L3 and L4 keep them below 2^16).
+    x: u16,
+    z: u16,
     smin: u32,
     smax: u32,
     area: u8,
@@ -296,7 +298,6 @@ pub(crate) fn rasterize(
                 continue;
             }
             columns(&slab, i0, i1, &mut acc);
-            let row = (j - win.z0) * size - win.x0;
             for (c, i) in (i0..=i1).enumerate() {
                 // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
                 // and the slab's vertices in the closed strip.
@@ -308,13 +309,14 @@ pub(crate) fn rasterize(
                 let vhi = fmax(fmax(l.hi, r.hi), v.hi);
                 let smin = floor_i(vlo).max(0) as u32;
                 let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
+                let (x, z) = ((i - win.x0) as usize, (j - win.z0) as usize);
                 raw.push(RawSpan {
-                    col: (row + i) as u32,
+                    x: x as u16,
+                    z: z as u16,
                     smin,
                     smax,
                     area: t.area,
                 });
-                let (x, z) = ((i - win.x0) as usize, (j - win.z0) as usize);
                 occ.x0 = occ.x0.min(x);
                 occ.x1 = occ.x1.max(x + 1);
                 occ.z0 = occ.z0.min(z);
@@ -339,14 +341,11 @@ pub(crate) fn rasterize(
 /// sorted by bottom within it.
 fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
     let (w, size) = (occ.x1 - occ.x0, win.size);
-    let rect = |col: u32| {
-        let (x, z) = (col as usize % size, col as usize / size);
-        (z - occ.z0) * w + (x - occ.x0)
-    };
+    let rect = |s: &RawSpan| (usize::from(s.z) - occ.z0) * w + (usize::from(s.x) - occ.x0);
     let n = w * (occ.z1 - occ.z0);
     let mut count = vec![0u32; n + 1];
     for s in &raw {
-        count[rect(s.col) + 1] += 1;
+        count[rect(s) + 1] += 1;
     }
     for c in 0..n {
         count[c + 1] += count[c];
@@ -354,7 +353,8 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
     let mut fill = count.clone();
     let mut sorted = vec![
         RawSpan {
-            col: 0,
+            x: 0,
+            z: 0,
             smin: 0,
             smax: 0,
             area: 0,
@@ -362,7 +362,7 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
         raw.len()
     ];
     for s in raw {
-        let f = &mut fill[rect(s.col)];
+        let f = &mut fill[rect(&s)];
         sorted[*f as usize] = s;
         *f += 1;
     }
