@@ -136,7 +136,10 @@ pub fn print_all(all: &[Results], world: &compare::world::WorldReport) {
         all,
         |r| {
             let p = o(r).pairs;
-            format!("{} of {}", p.connected, p.checked)
+            format!(
+                "{} of {}; {} more that Detour does not connect",
+                p.connected, p.checked, p.only_onav
+            )
         },
     );
     t.print();

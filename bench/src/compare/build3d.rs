@@ -22,7 +22,8 @@
 //! Quality, untimed: the walkable area (sum of the polygons' x–z areas) of both, and for every
 //! pair of the bench's 1000 that Detour connects on Recast's mesh (complete path), whether onav's
 //! built mesh connects it too: both of Detour's snapped end points are mapped to onav polygons
-//! with `find_nearest_poly` (the bench's half extents) and joined with `find_path`.
+//! with `find_nearest_poly` (the bench's half extents) and joined with `find_path`; and, the
+//! other way round, how many pairs Detour leaves partial that onav's mesh connects.
 
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
@@ -81,6 +82,8 @@ pub struct Connectivity {
     pub connected: usize,
     /// The others.
     pub failures: Vec<Failure>,
+    /// Pairs Detour does not connect (partial path) that onav's built mesh connects.
+    pub only_onav: usize,
 }
 
 /// A pair Detour connects that onav's built mesh does not.
@@ -213,9 +216,7 @@ pub fn run(ctx: &Context, c: &Case, rounds: usize) -> Result<BuildReport, String
         let (_, partial) = q.path(s.0, e.0, &s.1, &e.1, &mut buf);
         connected.0 += usize::from(!partial);
         connected.1 += 1;
-        if !partial {
-            joined.push((k, [s.1, e.1]));
-        }
+        joined.push((k, [s.1, e.1], !partial));
     }
     drop(q);
     let mesh = first
@@ -241,18 +242,15 @@ pub fn run(ctx: &Context, c: &Case, rounds: usize) -> Result<BuildReport, String
     })
 }
 
-/// The pairs (index, Detour's snapped end points) on onav's mesh.
+/// The pairs (index, Detour's snapped end points, Detour connects them) on onav's mesh.
 fn connectivity(
     mesh: &adapter::Mesh,
-    joined: &[(usize, [[f32; 3]; 2])],
+    pairs: &[(usize, [[f32; 3]; 2], bool)],
 ) -> Result<Connectivity, String> {
     let q = mesh.query(NODES)?;
     let ext = EXTENTS.map(f64::from);
-    let mut out = Connectivity {
-        checked: joined.len(),
-        ..Connectivity::default()
-    };
-    for &(pair, points) in joined {
+    let mut out = Connectivity::default();
+    for &(pair, points, detour) in pairs {
         let [sp, ep] = points.map(|p| Case::point64(&p));
         let why = match (q.nearest(sp, ext), q.nearest(ep, ext)) {
             (None, _) => Some(Why::NoStart),
@@ -263,10 +261,13 @@ fn connectivity(
                 None => Some(Why::Refused),
             },
         };
-        match why {
-            None => out.connected += 1,
-            Some(why) => out.failures.push(Failure { pair, points, why }),
+        match (why, detour) {
+            (None, true) => out.connected += 1,
+            (Some(why), true) => out.failures.push(Failure { pair, points, why }),
+            (None, false) => out.only_onav += 1,
+            (Some(_), false) => {}
         }
+        out.checked += usize::from(detour);
     }
     Ok(out)
 }
