@@ -8,8 +8,9 @@
 //! (T = tile size, B = border).
 //!
 //! Limits: L5 (span height), L6 (grid cells), L7 (tile cells), L8 (bin entries), L20 (window
-//! cells), L21 (window cells per triangle). Memory: 16 bytes per triangle while binning, then
-//! 4 bytes per (triangle, tile cell) pair and 12 per tile cell, each allocated after counting.
+//! cells), L21 (window cells per triangle). Memory: at most 40 bytes per triangle while binning,
+//! then 4 bytes per (triangle, tile cell) pair and 12 per tile cell, each allocated after
+//! counting (B15a).
 
 use rayon::prelude::*;
 
@@ -187,7 +188,7 @@ pub(crate) fn cell_range(p: &[[f64; 3]; 3], k: usize) -> (i64, i64) {
 /// The triangle bins (`spec/build3d.md` B15), flat: tile cells in ascending (row, column), cell
 /// k listing the ascending triangle indices `tris[start[k] .. start[k + 1]]`. Built after
 /// counting, so they hold exactly 4 bytes per (triangle, tile cell) pair and 8 + 4 per tile
-/// cell; planning keeps 16 bytes per triangle besides (B15a).
+/// cell (B15a).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Bins {
     cells: Vec<TileCell>,
