@@ -22,6 +22,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 /// threads than a machine has cores; the cap keeps a typo from starting 100 000 threads.
 pub const MAX_THREADS: usize = 1024;
 
+/// A testee run gives up after this many cases ended in a timeout (`--give-up-after`,
+/// `spec/conformance.md` §6.8): the rest are reported not run. With the default timeout, a testee
+/// that keeps hanging costs at most this many times 20 s, not 20 s for every case.
+pub const DEFAULT_GIVE_UP_AFTER: u32 = 5;
+
 /// Longest time a `--timeout` or `--run-timeout` may give, in seconds (a day): longer is a typo.
 pub const MAX_TIMEOUT_SECONDS: u64 = 24 * 60 * 60;
 

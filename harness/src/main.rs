@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use onav_harness::commands::{self, args, run::RunOptions, Outcome};
+use onav_harness::commands::{self, args, run::RunOptions, testee::TesteeOptions, Outcome};
 use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
@@ -41,9 +42,40 @@ enum Cmd {
         /// Expected failures: lines of case-glob<TAB>status.
         #[arg(long)]
         failure_list: Option<PathBuf>,
+        /// A failure-list line that matches no case of the suite is an error (exit 2), not a
+        /// warning.
+        #[arg(long)]
+        strict_failure_list: bool,
+        /// Write every case that ran and did not pass, with its status, as a failure list.
+        #[arg(long, value_name = "FILE")]
+        write_failure_list: Option<PathBuf>,
+        /// Apply this failure list, then rewrite it to this run's outcome (entries that no
+        /// longer hold removed, new failures added).
+        #[arg(long, value_name = "FILE", conflicts_with = "failure_list")]
+        update_failure_list: Option<PathBuf>,
         /// Run against a testee subprocess instead of the in-process reference.
         #[arg(long)]
         testee: Option<String>,
+        /// Seconds the testee has for each reply (default 20).
+        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, requires = "testee")]
+        timeout: Option<Duration>,
+        /// After this many cases ended in a timeout, report the rest as not run (default 5; 0:
+        /// never give up).
+        #[arg(long, value_name = "N", value_parser = args::count, requires = "testee")]
+        give_up_after: Option<u32>,
+        /// Start no case after this many seconds; the rest are reported as not run.
+        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, requires = "testee")]
+        run_timeout: Option<Duration>,
+        /// Answer every request with the in-process reference too, and name the first reply of
+        /// the testee that differs from the reference's.
+        #[arg(long, requires = "testee")]
+        compare_reference: bool,
+        /// Write each case's requests and replies to DIR/<case id>.jsonl.
+        #[arg(long, value_name = "DIR")]
+        trace: Option<PathBuf>,
+        /// A skipped case (a feature or op the testee lacks) fails the run.
+        #[arg(long)]
+        require_all: bool,
     },
     /// Write goldens that changed, after an independent check (never in CI).
     Bless {
@@ -83,17 +115,28 @@ enum Cmd {
     },
     /// Answer the testee protocol on stdin/stdout (spec/conformance.md §6).
     Testee {
-        /// Serve a deliberately broken backend (harness self-tests).
+        /// Serve a deliberately broken backend (harness self-tests, spec/conformance.md §6.10).
         #[arg(long, hide = true)]
         mutant: Option<MutantKind>,
+        /// Announce only these features, comma separated (harness self-tests).
+        #[arg(long, hide = true, value_delimiter = ',')]
+        only_features: Option<Vec<String>>,
+        /// Announce and answer only these ops besides hello and bye (harness self-tests).
+        #[arg(long, hide = true, value_delimiter = ',')]
+        only_ops: Option<Vec<String>>,
     },
-    /// Print an annotated decode of a tile, mesh file or snapshot, and onav's verdict on it.
+    /// Print an annotated decode of a tile, mesh file or snapshot, and onav's verdict on it
+    /// (exit 0 valid, 1 rejected, 2 no verdict: not an onav file, a tile missing from the
+    /// library, a file that cannot be read).
     Inspect {
         /// The file.
         file: PathBuf,
         /// Tile files (or mesh files, or Full snapshots) whose tiles a Referenced snapshot names.
         #[arg(long, num_args = 1..)]
         library: Vec<PathBuf>,
+        /// The same as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Name the first structural difference between two files (exit 1 when they differ).
     Diff {
@@ -126,7 +169,16 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
             filter,
             format,
             failure_list,
+            strict_failure_list,
+            write_failure_list,
+            update_failure_list,
             testee,
+            timeout,
+            give_up_after,
+            run_timeout,
+            compare_reference,
+            trace,
+            require_all,
         } => commands::run::run(
             &root,
             &RunOptions {
@@ -135,11 +187,22 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
                 filter,
                 format,
                 failure_list,
+                strict_failure_list,
+                write_failure_list,
+                update_failure_list,
                 testee,
+                timeout,
+                give_up_after,
+                run_timeout,
+                compare_reference,
+                trace,
+                require_all,
             },
         ),
         Cmd::Bless { case } => {
-            commands::bless::run(&root, case.as_deref(), std::env::var_os("CI").is_some())
+            // CI= and CI=false are how people say "not CI".
+            let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "false" | "0"));
+            commands::bless::run(&root, case.as_deref(), ci)
         }
         Cmd::Matrix { threads, out } => {
             commands::matrix::run(&root, threads.as_deref(), out.as_deref())
@@ -149,8 +212,20 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
         }
         Cmd::Compile { out } => commands::compile::run(&root, &out),
         Cmd::SpecIndex { check } => commands::spec_index::run(&root, check),
-        Cmd::Testee { mutant } => commands::testee::run(mutant),
-        Cmd::Inspect { file, library } => commands::inspect::run(&file, &library),
+        Cmd::Testee {
+            mutant,
+            only_features,
+            only_ops,
+        } => commands::testee::run(TesteeOptions {
+            mutant,
+            only_features,
+            only_ops,
+        }),
+        Cmd::Inspect {
+            file,
+            library,
+            json,
+        } => commands::inspect::run(&file, &library, json),
         Cmd::Diff { a, b } => commands::diff::run(&a, &b),
     }
 }
