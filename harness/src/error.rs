@@ -123,6 +123,15 @@ pub enum HarnessError {
         /// The lines, from 1.
         lines: Vec<usize>,
     },
+    /// A `--trace` folder that holds files but no earlier trace.
+    #[error(
+        "{}: not empty and not an earlier trace (it has no index.json): give a new or empty folder",
+        path.display()
+    )]
+    NotATrace {
+        /// The folder.
+        path: PathBuf,
+    },
     /// A file `inspect` can give no verdict on.
     #[error("{}: no verdict: {why}", path.display())]
     NoVerdict {

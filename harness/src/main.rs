@@ -70,9 +70,13 @@ enum Cmd {
         /// the testee that differs from the reference's.
         #[arg(long, requires = "testee")]
         compare_reference: bool,
-        /// Write each case's requests and replies to DIR/<case id>.jsonl.
+        /// For each case that did not pass, write its requests and replies to
+        /// DIR/<case id>/transcript.jsonl and their bytes to DIR/<case id>/files/.
         #[arg(long, value_name = "DIR")]
         trace: Option<PathBuf>,
+        /// With --trace, write a folder for every case that ran, passing ones too.
+        #[arg(long, requires = "trace")]
+        trace_all: bool,
         /// A skipped case (a feature or op the testee lacks) fails the run.
         #[arg(long)]
         require_all: bool,
@@ -178,6 +182,7 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
             run_timeout,
             compare_reference,
             trace,
+            trace_all,
             require_all,
         } => commands::run::run(
             &root,
@@ -196,6 +201,7 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
                 run_timeout,
                 compare_reference,
                 trace,
+                trace_all,
                 require_all,
             },
         ),

@@ -43,8 +43,10 @@ pub struct RunOptions {
     pub run_timeout: Option<Duration>,
     /// Compare each testee reply with the in-process reference's.
     pub compare_reference: bool,
-    /// Write each case's transcript below this folder.
+    /// Write the transcript of each case that did not pass below this folder.
     pub trace: Option<PathBuf>,
+    /// With `trace`, write the transcripts of passing cases too.
+    pub trace_all: bool,
     /// A skipped case fails the run.
     pub require_all: bool,
 }
@@ -150,7 +152,7 @@ pub fn run(root: &Path, o: &RunOptions) -> Result<Outcome, HarnessError> {
         check_output_file(p)?;
     }
     if let Some(d) = &o.trace {
-        std::fs::create_dir_all(d).map_err(|e| HarnessError::io(d, e))?;
+        suite::trace::prepare(d)?;
     }
     let suite = suite::load(root, &o.paths, o.filter.as_deref());
     if suite.cases.is_empty() && suite.load_errors.is_empty() {
@@ -238,8 +240,13 @@ pub fn run(root: &Path, o: &RunOptions) -> Result<Outcome, HarnessError> {
     };
     print!("{}", report::render(&s, o.format));
     if let Some(d) = &o.trace {
-        let n = suite::trace::write(d, &suite.cases, &results, &s.target.name)?;
-        eprintln!("trace: {n} transcripts in {}", d.display());
+        let which = if o.trace_all {
+            suite::trace::Which::All
+        } else {
+            suite::trace::Which::NotPassed
+        };
+        let n = suite::trace::write(d, &suite.cases, &results, &s.target.name, which)?;
+        eprintln!("trace: {n} case folders in {}", d.display());
     }
     let outcomes = outcomes.as_deref().unwrap_or(&results);
     if let Some(p) = &o.write_failure_list {

@@ -81,6 +81,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         s.path("empty-folder"),
     );
     let (schema2, nojobs) = (s.path("schema2.json"), s.path("nojobs.json"));
+    let not_a_trace = s.path("");
     let exe = env!("CARGO_BIN_EXE_onav");
     let testee = format!("'{exe}' testee");
     let cases: Vec<Vec<&str>> = vec![
@@ -132,6 +133,8 @@ fn every_command_answers_bad_arguments_with_exit_2() {
             &empty,
         ],
         vec!["run", "--trace", &empty],
+        vec!["run", "--trace", &not_a_trace],
+        vec!["run", "--trace-all"],
         // run: testees.
         vec!["run", "--testee", ""],
         vec!["run", "--testee", "/nonexistent/port-testee"],

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use onav_harness::{Backend, Reference, Request};
 use serde_json::Value;
 
@@ -207,28 +208,59 @@ fn a_testee_that_keeps_hanging_costs_a_bounded_time() {
     assert!(not_run > 100, "{j}");
 }
 
+/// The transcript of every case folder of a trace's area folder.
+fn transcripts(area: &Path) -> Vec<(PathBuf, String)> {
+    let mut v: Vec<(PathBuf, String)> = std::fs::read_dir(area)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|d| {
+            let t = std::fs::read_to_string(d.join("transcript.jsonl")).unwrap();
+            (d, t)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 #[test]
 fn transcripts_replay_against_the_reference() {
     let t = Temp::new("trace");
     let dir = t.path("trace");
-    let o = onav(&[
-        "run",
-        "--filter",
-        "snapshot/*",
-        "--threads",
-        "1",
-        "--trace",
-        &dir,
-    ]);
+    let run = |all: bool| {
+        let mut args = vec![
+            "run",
+            "--filter",
+            "snapshot/*",
+            "--threads",
+            "1",
+            "--trace",
+            &dir,
+        ];
+        if all {
+            args.push("--trace-all");
+        }
+        onav(&args)
+    };
+    // Without --trace-all a run that passes leaves an index and no case folder.
+    let o = run(false);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let files: Vec<PathBuf> = std::fs::read_dir(t.0.join("trace/snapshot"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert!(files.len() > 20);
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.0.join("trace/index.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["onav_trace"], 2);
+    assert_eq!(index["cases"], serde_json::json!([]));
+    assert!(!t.0.join("trace/snapshot").exists());
+    let o = run(true);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let traced = transcripts(&t.0.join("trace/snapshot"));
+    assert!(traced.len() > 20);
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.0.join("trace/index.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["cases"].as_array().unwrap().len(), traced.len());
     let mut exchanges = 0;
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
+    let mut files = 0;
+    for (d, text) in &traced {
         let lines: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -236,7 +268,8 @@ fn transcripts_replay_against_the_reference() {
         let (head, rest) = lines.split_first().unwrap();
         let (result, body) = rest.split_last().unwrap();
         let id = head["case"].as_str().unwrap();
-        assert_eq!(head["onav_trace"], 1);
+        assert!(d.ends_with(id), "{d:?}");
+        assert_eq!(head["onav_trace"], 2);
         assert_eq!(head["file"], format!("scenarios/{id}.yaml"));
         assert!(head["spec"].as_array().is_some_and(|a| !a.is_empty()));
         assert_eq!(result["result"]["case"], id);
@@ -256,10 +289,46 @@ fn transcripts_replay_against_the_reference() {
             } else {
                 assert_eq!(req.op(), "drop");
             }
+            // Each byte string is also a file of its own, with the same bytes.
+            for (key, name) in e["files"].as_object().unwrap() {
+                let (side, field) = key.split_once('.').unwrap();
+                let b64 = if let Some(i) = field.strip_prefix("library[") {
+                    let i: usize = i.trim_end_matches(']').parse().unwrap();
+                    e[side]["library"][i].as_str().unwrap()
+                } else {
+                    e[side][field].as_str().unwrap()
+                };
+                let bytes = std::fs::read(d.join(name.as_str().unwrap())).unwrap();
+                assert_eq!(
+                    base64::engine::general_purpose::STANDARD.encode(&bytes),
+                    b64,
+                    "{id}: {key}"
+                );
+                files += 1;
+            }
+            for side in ["request", "reply"] {
+                for k in ["tile", "bytes"] {
+                    if e[side].get(k).is_some() {
+                        assert!(e["files"].get(format!("{side}.{k}")).is_some(), "{id}");
+                    }
+                }
+            }
             exchanges += 1;
         }
     }
-    assert!(exchanges > 100);
+    assert!(exchanges > 100 && files > 50, "{exchanges} {files}");
+    // A folder that is not a trace is refused before the run; the trace above is replaced.
+    std::fs::write(t.0.join("other.txt"), "mine").unwrap();
+    let o = onav(&["run", "--filter", "snapshot/*", "--trace", &t.path("")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not an earlier trace"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(false);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!t.0.join("trace/snapshot").exists());
 }
 
 #[test]
@@ -297,10 +366,12 @@ fn comparing_with_the_reference_names_the_first_difference() {
     let plain = stdout(&onav(&["run", "--testee", &flip, "--filter", "snapshot/*"]));
     assert!(counts(&plain).1 < counts(&out).1, "{plain}");
     // The transcript holds the reference's reply beside the testee's.
-    let any = std::fs::read_dir(t.0.join("trace/snapshot"))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .find(|t| t.contains("\"difference\""))
+    // Every failing case has a folder, and only those.
+    let traced = transcripts(&t.0.join("trace/snapshot"));
+    assert_eq!(traced.len(), fails.len());
+    let (d, any) = traced
+        .iter()
+        .find(|(_, t)| t.contains("\"difference\""))
         .expect("a transcript with a difference");
     let e: Value = any
         .lines()
@@ -309,6 +380,14 @@ fn comparing_with_the_reference_names_the_first_difference() {
         .unwrap();
     assert_eq!(e["request"]["op"], "snapshot");
     assert_ne!(e["reply"]["bytes"], e["reference"]["bytes"]);
+    // Both snapshots are files a port author gives to `onav diff`.
+    let file = |k: &str| {
+        d.join(e["files"][k].as_str().unwrap())
+            .display()
+            .to_string()
+    };
+    let o = onav(&["diff", &file("reply.bytes"), &file("reference.bytes")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
 }
 
 #[test]
