@@ -16,8 +16,11 @@ use onav_harness::{Format, HarnessError, MutantKind};
     about = "onav conformance and determinism harness"
 )]
 struct Cli {
-    /// Repository root (default: the current directory if it has scenarios/, else the workspace).
-    #[arg(long, global = true)]
+    /// Repository root: the folder holding scenarios/ (and golden/, spec/); scenario paths lie
+    /// below ROOT/scenarios. Default: the current directory if it has scenarios/, else the
+    /// workspace this binary was built from (a path fixed at build time: a copied binary still
+    /// reads that tree).
+    #[arg(long, global = true, value_name = "ROOT")]
     root: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,

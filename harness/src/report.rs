@@ -390,7 +390,8 @@ fn junit(s: &Summary<'_>) -> String {
                     out,
                     "><failure type=\"{}\" message=\"{}\">{}</failure></testcase>",
                     r.status.name(),
-                    xml(&r.message),
+                    // An attribute folds lines together: its first line, the whole in the body.
+                    xml(r.message.lines().next().unwrap_or_default()),
                     xml(&junit_text(r))
                 );
             }
@@ -610,5 +611,18 @@ mod tests {
         let last: serde_json::Value = serde_json::from_str(j.lines().last().unwrap()).unwrap();
         assert_eq!(last["summary"]["impl"], "fake 0.1");
         assert_eq!(last["summary"]["ops"][0], "bye");
+    }
+
+    #[test]
+    fn junit_keeps_a_multi_line_message_in_the_body() {
+        let mut a = r("tile/n_a", Status::Fail, false);
+        a.message = "step 2 (parse_tile): first line\n  ^ caret line".into();
+        let rs = [a];
+        let x = render(&summary(&rs, &[]), Format::Junit);
+        assert!(
+            x.contains("message=\"step 2 (parse_tile): first line\">"),
+            "{x}"
+        );
+        assert!(x.contains("first line\n  ^ caret line\nat "), "{x}");
     }
 }

@@ -243,10 +243,12 @@ fn run_one(c: &Case, backend: &mut dyn Backend, record: bool, compare: bool) -> 
     }
 }
 
+/// The progress counter: cases done of the cases selected, per thread count in process.
 struct Progress {
     on: bool,
     done: AtomicUsize,
     total: usize,
+    label: String,
 }
 
 impl Progress {
@@ -255,17 +257,23 @@ impl Progress {
             on: on && std::io::stderr().is_terminal(),
             done: AtomicUsize::new(0),
             total,
+            label: String::new(),
         }
+    }
+    /// Counts afresh for pass `k` (from 0) of `of`, at `threads` threads.
+    fn pass(&mut self, k: usize, of: usize, threads: usize) {
+        self.done = AtomicUsize::new(0);
+        self.label = format!("{threads} threads ({} of {of}): ", k + 1);
     }
     fn tick(&self) {
         if self.on {
             let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-            eprint!("\r{n}/{} ", self.total);
+            eprint!("\r{}{n}/{} cases ", self.label, self.total);
         }
     }
     fn finish(&self) {
         if self.on {
-            eprint!("\r{:width$}\r", "", width = 24);
+            eprint!("\r{:width$}\r", "", width = 64);
         }
     }
 }
@@ -307,7 +315,7 @@ fn run_in_process(cases: &[Case], settings: &Settings) -> Result<Vec<CaseResult>
     }
     hello(&mut Reference::new())
         .map_err(|(status, message)| RunError::Hello { status, message })?;
-    let p = Progress::new(cases.len() * threads.len(), settings.progress);
+    let mut p = Progress::new(cases.len(), settings.progress);
     let mut per_thread: Vec<Vec<OneRun>> = Vec::new();
     for (k, &t) in threads.iter().enumerate() {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -315,6 +323,8 @@ fn run_in_process(cases: &[Case], settings: &Settings) -> Result<Vec<CaseResult>
             .build()
             .map_err(|source| RunError::ThreadPool { threads: t, source })?;
         let record = settings.record && k == 0;
+        p.pass(k, threads.len(), t);
+        let p = &p;
         let runs: Vec<OneRun> = pool.install(|| {
             cases
                 .par_iter()

@@ -23,6 +23,11 @@ impl Scratch {
         std::fs::write(p.join("text"), b"hello, not json\n").unwrap();
         std::fs::write(p.join("schema2.json"), br#"{"schema":2,"jobs":[]}"#).unwrap();
         std::fs::write(p.join("nojobs.json"), br#"{"schema":1,"jobs":[]}"#).unwrap();
+        let one = format!(
+            r#"{{"schema":1,"impl":"x","environment":{{"arch":"x86_64","endianness":"little","os":"linux","pointer_width":64,"threads":[1]}},"jobs":[{{"threads":1,"cases":{{"tile/y_a/t":{{"length":1,"sha256":"{}"}}}}}}]}}"#,
+            "0".repeat(64)
+        );
+        std::fs::write(p.join("one-job.json"), one).unwrap();
         Scratch(p)
     }
 
@@ -81,7 +86,11 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         s.path("empty-folder"),
     );
     let (schema2, nojobs) = (s.path("schema2.json"), s.path("nojobs.json"));
+    let one_job = s.path("one-job.json");
     let not_a_trace = s.path("");
+    // A root with scenarios/ but no spec/.
+    let no_spec = s.path("no-spec");
+    std::fs::create_dir_all(s.0.join("no-spec/scenarios")).unwrap();
     let exe = env!("CARGO_BIN_EXE_onav");
     let testee = format!("'{exe}' testee");
     let cases: Vec<Vec<&str>> = vec![
@@ -161,6 +170,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         vec!["matrix-compare", &text],
         vec!["matrix-compare", &schema2],
         vec!["matrix-compare", &nojobs],
+        vec!["matrix-compare", "--golden", "nosuch.tsv", &one_job],
         // compile.
         vec!["compile"],
         vec!["compile", "--out", "README.md"],
@@ -168,6 +178,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         // spec-index.
         vec!["spec-index", "--bogus"],
         vec!["--root", &folder, "spec-index"],
+        vec!["--root", &no_spec, "spec-index"],
         // inspect.
         vec!["inspect"],
         vec!["inspect", "nosuch.bin"],
@@ -213,6 +224,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         "no verdict: not a tile, mesh file or snapshot",
         "cannot start testee",
         "schema 2 is not the matrix schema",
+        "nosuch.tsv: No such file",
     ] {
         assert!(all.contains(want), "no message {want:?} in:\n{all}");
     }
