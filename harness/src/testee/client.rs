@@ -197,6 +197,44 @@ pub struct Hello {
     pub features: BTreeSet<String>,
 }
 
+/// A reader that keeps the last 4 bytes read: after a frame's length is refused they are that
+/// length, and when they are text the testee is likely printing to its standard output.
+struct LastBytes<'r, R: Read> {
+    inner: &'r mut R,
+    last: Vec<u8>,
+}
+
+impl<'r, R: Read> LastBytes<'r, R> {
+    fn new(inner: &'r mut R) -> Self {
+        Self {
+            inner,
+            last: Vec::with_capacity(8),
+        }
+    }
+
+    /// `; its length bytes are the text "…": …` when the last 4 bytes read are printable ASCII.
+    fn text_hint(&self) -> String {
+        match self.last.as_slice() {
+            l @ [_, _, _, _] if l.iter().all(|b| b.is_ascii_graphic() || *b == b' ') => format!(
+                "; its 4 length bytes are the text {:?}: does the testee print to standard \
+                 output? Only frames go there, logs go to standard error (spec/conformance.md §6.1)",
+                String::from_utf8_lossy(l)
+            ),
+            _ => String::new(),
+        }
+    }
+}
+
+impl<R: Read> Read for LastBytes<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.last.extend_from_slice(&buf[..n]);
+        let excess = self.last.len().saturating_sub(4);
+        self.last.drain(..excess);
+        Ok(n)
+    }
+}
+
 /// A running testee process. Requests are written and replies read on threads of their own, so
 /// a testee that stops reading or writing can only make a request time out.
 struct Proc {
@@ -240,10 +278,11 @@ impl Proc {
             }
         });
         std::thread::spawn(move || loop {
-            let r = match read_frame(&mut stdout) {
+            let mut seen = LastBytes::new(&mut stdout);
+            let r = match read_frame(&mut seen) {
                 Ok(Some(f)) => Ok(f),
                 Ok(None) => Err("the testee closed its output".to_owned()),
-                Err(e) => Err(format!("bad reply frame: {e}")),
+                Err(e) => Err(format!("bad reply frame: {e}{}", seen.text_hint())),
             };
             let stop = r.is_err();
             if tx.send(r).is_err() || stop {

@@ -295,6 +295,30 @@ fn a_reply_frame_over_the_limit_is_a_crash() {
 
 #[cfg(unix)]
 #[test]
+fn text_on_standard_output_is_named_as_such() {
+    // A port that logs to standard output: its first 4 bytes are read as a frame length.
+    let e = TesteeBackend::spawn(
+        "sh -c 'echo starting my port; exec sleep 30'",
+        Duration::from_secs(10),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, TesteeError::HelloFailed(m)
+            if m.contains("exceeds") && m.contains("length bytes are the text \"star\"")
+                && m.contains("standard output")),
+        "{e}"
+    );
+    // Binary length bytes get no such hint.
+    let e = TesteeBackend::spawn(
+        r"sh -c 'printf \\377\\377\\377\\377; exec sleep 30'",
+        Duration::from_secs(10),
+    )
+    .unwrap_err();
+    assert!(!e.to_string().contains("text"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
 fn unlisted_ops_are_not_sent_and_a_malformed_reply_is_a_crash() {
     // A testee that answers hello, then sends a frame that is not a reply.
     let hello = br#"{"result":"ok","impl":"sh","ops":["new_mesh"],"features":[]}"#;

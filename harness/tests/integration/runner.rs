@@ -116,6 +116,21 @@ fn a_testee_lacking_features_is_skipped_not_failed() {
     // A port claiming everything fails on a skip.
     let o = onav(&["run", "--testee", &part, "--require-all"]);
     assert_eq!(o.status.code(), Some(1));
+    // A misspelt feature is named on standard error, with the features the suite knows.
+    let typo = testee(
+        "--only-features tile,off-mesh-links,snapshot_full --only-ops tile_roundtrip,content_id",
+    );
+    let o = onav(&["run", "--testee", &typo, "--filter", "tile/*"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "warning: the testee lists feature \"snapshot_full\", which no scenario uses (known: "
+        ) && stderr(&o).contains("snapshot-full"),
+        "{}",
+        stderr(&o)
+    );
+    let clean = onav(&["run", "--testee", &part, "--filter", "tile/*"]);
+    assert!(!stderr(&clean).contains("warning"), "{}", stderr(&clean));
 }
 
 #[test]
