@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::limits::{MAX_THREADS, MAX_TIMEOUT_SECONDS};
 
-/// A thread count of `--threads`: 1 ..= [`MAX_THREADS`].
+/// A thread count of `--threads`: 1 ..= `limits::MAX_THREADS` (1024).
 pub fn thread_count(s: &str) -> Result<usize, String> {
     let n: usize = s
         .trim()
@@ -19,7 +19,7 @@ pub fn thread_count(s: &str) -> Result<usize, String> {
 }
 
 /// A time in seconds (`--timeout`, `--run-timeout`): a number above 0 and at most
-/// [`MAX_TIMEOUT_SECONDS`], fractions allowed (`0.5`).
+/// `limits::MAX_TIMEOUT_SECONDS` (a day), fractions allowed (`0.5`).
 pub fn seconds(s: &str) -> Result<Duration, String> {
     let bad =
         || format!("{s:?} is not a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS}");

@@ -37,7 +37,7 @@ pub struct RunOptions {
     pub testee: Option<String>,
     /// Time a testee has for each request (default 20 s).
     pub timeout: Option<Duration>,
-    /// Stop after this many cases timed out (default [`DEFAULT_GIVE_UP_AFTER`]; 0: never).
+    /// Stop after this many cases timed out (default `limits::DEFAULT_GIVE_UP_AFTER`, 5; 0: never).
     pub give_up_after: Option<u32>,
     /// Start no case after this much time.
     pub run_timeout: Option<Duration>,

@@ -217,9 +217,14 @@ fn value_difference(path: &str, got: &Value, want: &Value) -> Option<String> {
     };
     match (got, want) {
         (Value::Number(g), Value::Number(w)) => {
-            let same = match (g.as_f64(), w.as_f64()) {
-                (Some(x), Some(y)) => x.to_bits() == y.to_bits(),
-                _ => g == w,
+            // Integers exactly (above 2^53 binary64 would merge them), other numbers bitwise.
+            let same = if g.is_f64() || w.is_f64() {
+                match (g.as_f64(), w.as_f64()) {
+                    (Some(x), Some(y)) => x.to_bits() == y.to_bits(),
+                    _ => g == w,
+                }
+            } else {
+                g == w
             };
             if same {
                 None
@@ -282,6 +287,12 @@ mod tests {
             difference(&ok(json!({"t": -0.0})), &ok(json!({"t": 0.0}))).unwrap(),
             "t is -0.0; the reference's is 0.0"
         );
+        // Integers beyond 2^53 differ exactly.
+        assert!(difference(
+            &ok(json!({"n": 9_007_199_254_740_993_u64})),
+            &ok(json!({"n": 9_007_199_254_740_992_u64}))
+        )
+        .is_some());
         assert_eq!(
             difference(
                 &ok(json!({"links": [{"target": "0x1", "lo": 0.5}]})),
