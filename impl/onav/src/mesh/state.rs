@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use super::cells::Cells;
+use super::free::FreeSlots;
 use crate::error::MeshError;
 use crate::ids::{Generation, SlotIndex, TilePos};
+use crate::par;
 use crate::record::{self, Chunk, Pack, Sizes, CHUNK_SLOTS};
 use crate::stitch::{
     first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellEntry,
@@ -72,9 +72,12 @@ pub(crate) type SlotContents = Vec<(Generation, Option<NavTile>)>;
 pub(crate) struct MeshState {
     pub slots: Vec<Slot>,
     /// Free slot indices (derived: the slots with no tile).
-    pub free: BTreeSet<SlotIndex>,
+    pub free: FreeSlots,
     /// Occupied cells (derived).
     pub cells: Cells,
+    /// Number of tiles with off-mesh links (derived): while it is zero no landing search or
+    /// landing budget (K17) has anything to do.
+    pub linked_tiles: usize,
     /// Sum of the as-built byte lengths of the tiles held (derived; sizes Full snapshots).
     pub tile_bytes: usize,
     /// Sum of the slots' `extra` (derived; sizes snapshots exactly).
@@ -109,8 +112,9 @@ impl MeshState {
     pub fn empty(count: u32) -> Self {
         let mut state = Self {
             slots: vec![Slot::free(Generation::FIRST); count as usize],
-            free: (0..count).map(SlotIndex).collect(),
+            free: FreeSlots::all(count),
             cells: Cells::default(),
+            linked_tiles: 0,
             tile_bytes: 0,
             extra_bytes: 0,
             chunks: Vec::new(),
@@ -194,11 +198,18 @@ impl MeshState {
     /// Checks every derived field against a recomputation (tests only).
     #[cfg(any(test, feature = "testkit"))]
     pub fn assert_derived(&self) {
-        let free: BTreeSet<SlotIndex> = (0..self.slots.len() as u32)
-            .map(SlotIndex)
-            .filter(|s| self.slots[s.0 as usize].occupied.is_none())
-            .collect();
+        let mut free = FreeSlots::none(self.slots.len() as u32);
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.occupied.is_none() {
+                free.insert(SlotIndex(i as u32));
+            }
+        }
         assert_eq!(self.free, free);
+        let linked = self.slots.iter().filter_map(Slot::tile);
+        assert_eq!(
+            self.linked_tiles,
+            linked.filter(|t| t.link_count() > 0).count()
+        );
         let mut copy = self.clone();
         for i in 0..copy.slots.len() {
             copy.refresh_slot(i);
@@ -229,32 +240,32 @@ impl MeshState {
     /// has checked every rule the contents must meet (`spec/navmesh-format.md` §5.2 and K17):
     /// matching parameters, unique positions, landing budgets.
     pub fn from_slots(slots: SlotContents, reuse: Option<&MeshState>) -> Self {
+        let occupied = slots.iter().filter(|(_, t)| t.is_some()).count();
         let mut state = MeshState {
             slots: Vec::with_capacity(slots.len()),
-            free: BTreeSet::new(),
-            cells: Cells::default(),
+            free: FreeSlots::none(slots.len() as u32),
+            cells: Cells::with_capacity(occupied),
+            linked_tiles: 0,
             tile_bytes: 0,
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
         };
-        let mut free = Vec::new();
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
             let mut slot = Slot::free(generation);
             let index = SlotIndex(i as u32);
             if let Some(tile) = tile {
                 state.tile_bytes += tile.as_built_bytes().len();
+                state.linked_tiles += usize::from(tile.link_count() > 0);
                 state.cells.insert(tile.pos(), index);
                 slot.occupied = Some(Occupied::unstitched(tile));
             } else {
-                free.push(index);
+                state.free.insert(index);
             }
             state.slots.push(slot);
             state.refresh_slot(i);
         }
         state.rebuild_chunks();
-        // Built from an ascending sequence in one pass.
-        state.free = free.into_iter().collect();
         let dirty = match reuse {
             Some(old) => state.dirty_against(old),
             None => state.occupied_slots(),
@@ -377,13 +388,24 @@ impl MeshState {
     /// the tiles around. `slots` must hold every occupied slot in the 3 × 3 around each change, so
     /// the landings of any slot left out are still valid.
     pub fn restitch(&mut self, slots: &[SlotIndex]) {
-        let landings: Vec<Landings> = slots.par_iter().map(|&s| tile_landings(self, s)).collect();
-        for (&s, l) in slots.iter().zip(landings) {
-            if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
-                o.landings = Arc::new(l);
+        let polys = slots
+            .iter()
+            .filter_map(|&s| self.occupant(s))
+            .map(|(_, t)| t.poly_count() as usize)
+            .sum();
+        if self.linked_tiles > 0 {
+            let landings: Vec<Landings> = par::map(slots, polys, par::PAR_MIN_POLYS, |_, &s| {
+                tile_landings(self, s)
+            });
+            for (&s, l) in slots.iter().zip(landings) {
+                if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
+                    o.landings = Arc::new(l);
+                }
             }
         }
-        let links: Vec<TileLinks> = slots.par_iter().map(|&s| stitch_tile(self, s)).collect();
+        let links: Vec<TileLinks> = par::map(slots, polys, par::PAR_MIN_POLYS, |_, &s| {
+            stitch_tile(self, s)
+        });
         for (&s, l) in slots.iter().zip(links) {
             if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
                 o.links = Arc::new(l);
@@ -400,6 +422,10 @@ impl MeshState {
         tile: &NavTile,
         replacing: Option<SlotIndex>,
     ) -> Result<(), MeshError> {
+        if tile.link_count() == 0 && self.linked_tiles == 0 {
+            // No tile of the resulting state has a link: every landing work is 0.
+            return Ok(());
+        }
         let pos = tile.pos();
         let kept = |e: &&CellEntry| Some(e.slot) != replacing;
         let mut near: Vec<&NavTile> = vec![tile];
@@ -446,9 +472,10 @@ impl MeshState {
     /// rule (position free, room, landing budgets).
     pub fn occupy(&mut self, slot: SlotIndex, tile: NavTile) {
         let pos = tile.pos();
-        self.free.remove(&slot);
+        self.free.remove(slot);
         self.cells.insert(pos, slot);
         self.tile_bytes += tile.as_built_bytes().len();
+        self.linked_tiles += usize::from(tile.link_count() > 0);
         self.slots[slot.0 as usize].occupied = Some(Occupied::unstitched(tile));
         self.refresh_tile(slot.0 as usize);
         self.restitch_around(pos);
@@ -462,6 +489,7 @@ impl MeshState {
         s.generation = s.generation.next();
         self.free.insert(slot);
         self.tile_bytes -= occ.tile.as_built_bytes().len();
+        self.linked_tiles -= usize::from(occ.tile.link_count() > 0);
         self.refresh_tile(slot.0 as usize);
         let pos = occ.tile.pos();
         self.cells.remove(pos, slot);
@@ -474,12 +502,15 @@ impl MeshState {
     pub fn swap(&mut self, slot: SlotIndex, tile: NavTile) {
         let pos = tile.pos();
         let added = tile.as_built_bytes().len();
+        let linked = usize::from(tile.link_count() > 0);
         let s = &mut self.slots[slot.0 as usize];
         s.generation = s.generation.next();
         if let Some(prev) = s.occupied.replace(Occupied::unstitched(tile)) {
             self.tile_bytes -= prev.tile.as_built_bytes().len();
+            self.linked_tiles -= usize::from(prev.tile.link_count() > 0);
         }
         self.tile_bytes += added;
+        self.linked_tiles += linked;
         self.refresh_tile(slot.0 as usize);
         self.restitch_around(pos);
     }
