@@ -2,7 +2,7 @@
 //! cells, links and landings, snapshot sizes, cached records and packed tile bytes).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::cells::Cells;
 use super::free::FreeSlots;
@@ -84,11 +84,14 @@ pub(crate) struct MeshState {
     pub extra_bytes: usize,
     /// The Referenced snapshot's slot records (`spec/snapshot.md` §4.3) in slot order, cut into
     /// chunks of [`CHUNK_SLOTS`] slots: chunk c holds the records of slots 32c .. 32c + 31 end to
-    /// end (derived). Both writers copy from them.
-    pub chunks: Vec<Chunk>,
+    /// end (derived). Both writers copy from them. Each is built the first time a snapshot needs
+    /// it and then kept up to date, or dropped when keeping it would need a content id not
+    /// computed yet: a built chunk's tiles all have their content ids at hand.
+    pub chunks: Vec<OnceLock<Chunk>>,
     /// The as-built bytes of the tiles of the same runs of slots, packed together for the Full
-    /// writer (derived, one [`Pack`] per chunk).
-    pub packs: Vec<Pack>,
+    /// writer (derived, one [`Pack`] per chunk), built by the first Full snapshot that needs it
+    /// and then kept up to date.
+    pub packs: Vec<OnceLock<Pack>>,
 }
 
 impl SlotView for MeshState {
@@ -156,15 +159,35 @@ impl MeshState {
     pub fn refresh(&mut self, i: usize) {
         self.refresh_slot(i);
         let s = &self.slots[i];
-        self.chunks[i / CHUNK_SLOTS].update(i % CHUNK_SLOTS, s.generation, s.tile());
+        if let Some(chunk) = self.chunks[i / CHUNK_SLOTS].get_mut() {
+            chunk.update(i % CHUNK_SLOTS, s.generation, s.tile());
+        }
     }
 
     /// [`MeshState::refresh`] after a change of slot `i`'s tile (added, removed or replaced):
-    /// also puts the new tile's bytes in the slot's pack. Amortised O(tile bytes) more.
+    /// also puts the new tile's bytes in the slot's pack, if built (amortised O(tile bytes)
+    /// more), and drops the slot's chunk if the new tile's content id is not known yet (the next
+    /// Referenced snapshot writes the chunk again, hashing what it must).
     pub fn refresh_tile(&mut self, i: usize) {
-        let bytes = self.slots[i].tile().map(NavTile::as_built_bytes);
-        self.packs[i / CHUNK_SLOTS].set(i % CHUNK_SLOTS, bytes);
+        let (c, k) = (i / CHUNK_SLOTS, i % CHUNK_SLOTS);
+        let tile = self.slots[i].tile();
+        if let Some(pack) = self.packs[c].get_mut() {
+            pack.set(k, tile.map(NavTile::as_built_bytes));
+        }
+        if tile.is_some_and(|t| !t.content_id_known()) {
+            self.chunks[c].take();
+        }
         self.refresh(i);
+    }
+
+    /// Chunk `c`, built from the slots if it is not yet.
+    pub fn chunk(&self, c: usize) -> &Chunk {
+        self.chunks[c].get_or_init(|| self.fresh_chunk(c))
+    }
+
+    /// Pack `c`, built from the slots if it is not yet.
+    pub fn pack(&self, c: usize) -> &Pack {
+        self.packs[c].get_or_init(|| self.fresh_pack(c))
     }
 
     /// [`MeshState::refresh`] without the record, for callers that refresh many slots and then
@@ -176,23 +199,31 @@ impl MeshState {
         s.extra = extra;
     }
 
-    /// Writes every chunk and pack from the slots.
+    /// Drops every chunk and pack: they are built again when a snapshot needs them.
     fn rebuild_chunks(&mut self) {
-        self.chunks = self.fresh_chunks();
-        self.packs = self.fresh_packs();
+        let n = self.slots.len().div_ceil(CHUNK_SLOTS);
+        self.chunks = vec![OnceLock::new(); n];
+        self.packs = vec![OnceLock::new(); n];
     }
 
-    /// The chunks of the slots, written from scratch.
-    pub fn fresh_chunks(&self) -> Vec<Chunk> {
-        let run = |run: &[Slot]| Chunk::of(run.iter().map(|s| (s.generation, s.tile())));
-        self.slots.chunks(CHUNK_SLOTS).map(run).collect()
+    /// The slots of chunk `c`.
+    fn run(&self, c: usize) -> &[Slot] {
+        let start = c * CHUNK_SLOTS;
+        &self.slots[start..(start + CHUNK_SLOTS).min(self.slots.len())]
     }
 
-    /// The packs of the slots, written from scratch.
-    fn fresh_packs(&self) -> Vec<Pack> {
-        let run =
-            |run: &[Slot]| Pack::of(run.iter().map(|s| s.tile().map(NavTile::as_built_bytes)));
-        self.slots.chunks(CHUNK_SLOTS).map(run).collect()
+    /// Chunk `c` written from scratch.
+    fn fresh_chunk(&self, c: usize) -> Chunk {
+        Chunk::of(self.run(c).iter().map(|s| (s.generation, s.tile())))
+    }
+
+    /// Pack `c` written from scratch.
+    fn fresh_pack(&self, c: usize) -> Pack {
+        Pack::of(
+            self.run(c)
+                .iter()
+                .map(|s| s.tile().map(NavTile::as_built_bytes)),
+        )
     }
 
     /// Checks every derived field against a recomputation (tests only).
@@ -218,16 +249,28 @@ impl MeshState {
         for (a, b) in self.slots.iter().zip(&copy.slots) {
             assert_eq!(a.extra, b.extra);
         }
-        assert_eq!(self.chunks, self.fresh_chunks());
+        assert_eq!(self.chunks.len(), self.slots.len().div_ceil(CHUNK_SLOTS));
         assert_eq!(self.packs.len(), self.chunks.len());
-        for p in &self.packs {
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            if let Some(chunk) = chunk.get() {
+                assert!(self
+                    .run(c)
+                    .iter()
+                    .filter_map(Slot::tile)
+                    .all(NavTile::content_id_known));
+                assert_eq!(*chunk, self.fresh_chunk(c));
+            }
+        }
+        for p in self.packs.iter().filter_map(OnceLock::get) {
             p.assert_valid();
         }
         for (i, s) in self.slots.iter().enumerate() {
-            assert_eq!(
-                self.packs[i / CHUNK_SLOTS].get(i % CHUNK_SLOTS),
-                s.tile().map(NavTile::as_built_bytes)
-            );
+            if let Some(pack) = self.packs[i / CHUNK_SLOTS].get() {
+                assert_eq!(
+                    pack.get(i % CHUNK_SLOTS),
+                    s.tile().map(NavTile::as_built_bytes)
+                );
+            }
             if let Some(t) = s.tile() {
                 assert_eq!(self.cells.slot_at(t.pos()), Some(SlotIndex(i as u32)));
             }
@@ -304,15 +347,15 @@ impl MeshState {
                 o.generation == *g
                     && match (&o.occupied, t) {
                         (None, None) => true,
-                        (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                        (Some(a), Some(b)) => a.tile.same_as_built(b),
                         _ => false,
                     }
             });
         if !unchanged {
             return Self::from_slots(slots, Some(&old));
         }
-        // With the generation and content id unchanged, a slot's packed bytes stay (the content
-        // id is the SHA-256 of those bytes), and one without edits or switches before and after
+        // With the generation and the as-built bytes unchanged, a slot's packed bytes stay, and
+        // one without edits or switches before and after
         // keeps its record and extra too: most slots of a rollback. Only the others are
         // refreshed.
         let plain = |t: &NavTile| t.edited_polys().len() == 0 && t.disabled_links().len() == 0;
@@ -322,6 +365,11 @@ impl MeshState {
                 continue;
             };
             let keep = plain(&o.tile) && plain(&t);
+            if !t.content_id_known() {
+                // Equal bytes, other contents not hashed yet: a built chunk stays only with
+                // every id at hand.
+                old.chunks[i / CHUNK_SLOTS].take();
+            }
             o.tile = t;
             if !keep {
                 old.refresh(i);
@@ -341,7 +389,7 @@ impl MeshState {
                 .zip(slots)
                 .all(|(o, (_, t))| match (&o.occupied, t) {
                     (None, None) => true,
-                    (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                    (Some(a), Some(b)) => a.tile.same_as_built(b),
                     _ => false,
                 })
     }
@@ -357,10 +405,7 @@ impl MeshState {
                 o.generation == s.generation
                     && match (&o.occupied, &s.occupied) {
                         (None, None) => true,
-                        (Some(a), Some(b)) => {
-                            a.tile.shares_contents(&b.tile)
-                                || a.tile.content_id() == b.tile.content_id()
-                        }
+                        (Some(a), Some(b)) => a.tile.same_as_built(&b.tile),
                         _ => false,
                     }
             });

@@ -275,3 +275,43 @@ fn operations_refuse_states_whose_full_snapshot_would_not_fit() {
     mesh.state.tile_bytes -= room as usize - 3;
     mesh.set_poly_area(a.poly(PolyIndex(0)), 9).unwrap();
 }
+
+/// Content ids are computed only where they are needed (`spec/navmesh-format.md` C2): reading
+/// tiles, adding them, edits, a Full snapshot, a Full restore and a mesh file round trip hash
+/// nothing; a Referenced snapshot hashes each tile once, and the copies share the result.
+#[test]
+fn content_ids_are_computed_only_when_needed() {
+    use crate::{read_mesh, write_mesh, NavMeshSnapshot, NavTile, SnapshotMode, TileLibrary};
+    let w = world();
+    let tiles: Vec<NavTile> = w
+        .tiles()
+        .iter()
+        .map(|t| NavTile::from_bytes(t.as_built_bytes()).unwrap())
+        .collect();
+    let hashed = |m: &TiledNavMesh| m.tiles().filter(|(_, t)| t.content_id_known()).count();
+    assert!(tiles.iter().all(|t| !t.content_id_known()));
+    let mut mesh = TiledNavMesh::new(w.params(32));
+    for t in &tiles {
+        mesh.add_tile(t.clone()).unwrap();
+    }
+    let (r, _) = mesh.tiles().next().unwrap();
+    mesh.set_poly_flags(r.poly(PolyIndex(0)), 0x55).unwrap();
+    let full = mesh.snapshot(SnapshotMode::Full);
+    let fresh = NavMeshSnapshot::restore(&full, &TileLibrary::new()).unwrap();
+    let mut in_place = mesh.clone();
+    in_place.restore(&full, &TileLibrary::new()).unwrap();
+    let read = read_mesh(&write_mesh(&mesh)).unwrap();
+    for m in [&mesh, &fresh, &in_place, &read] {
+        assert_eq!(hashed(m), 0);
+    }
+    let referenced = mesh.snapshot(SnapshotMode::Referenced);
+    assert_eq!(hashed(&mesh), mesh.tile_count());
+    // The mesh's copies share their contents with the caller's tiles, so those know it too.
+    assert!(tiles.iter().all(NavTile::content_id_known));
+    assert_eq!(
+        NavMeshSnapshot::restore(&referenced, &TileLibrary::from_tiles(&tiles))
+            .unwrap()
+            .snapshot(SnapshotMode::Full),
+        full
+    );
+}

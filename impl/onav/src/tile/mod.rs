@@ -7,7 +7,7 @@ mod read;
 #[cfg(test)]
 mod tile_tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use raw::RawTile;
 
@@ -146,7 +146,10 @@ pub(crate) struct TileData {
     pub bytes: Arc<[u8]>,
     /// Offset of the area array within `bytes`.
     pub areas_offset: usize,
-    pub content_id: TileContentId,
+    /// SHA-256 of `bytes`, computed the first time it is asked for (`spec/navmesh-format.md`
+    /// C2): reading a tile, adding it to a mesh, reading a mesh file and restoring a Full
+    /// snapshot never need it.
+    pub content_id: OnceLock<TileContentId>,
     /// Portal edges per side (derived; see `read::portal_lists`).
     pub portals: [Vec<PortalEdge>; 4],
 }
@@ -163,6 +166,30 @@ pub(crate) struct PortalEdge {
     pub b: Vec3,
 }
 
+impl TileData {
+    /// The content id, computed once per contents (every copy and library shares it).
+    pub fn content_id(&self) -> TileContentId {
+        *self
+            .content_id
+            .get_or_init(|| TileContentId::of_bytes(&self.bytes))
+    }
+
+    /// True when both contents have the same as-built bytes (so the same content id, C1):
+    /// the same shared data, or equal ids when both are known, or else equal bytes.
+    pub fn same_as_built(&self, other: &TileData) -> bool {
+        if std::ptr::eq(self, other) {
+            return true;
+        }
+        if self.bytes.len() != other.bytes.len() {
+            return false;
+        }
+        match (self.content_id.get(), other.content_id.get()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.bytes == other.bytes,
+        }
+    }
+}
+
 /// A tile: shared immutable contents plus this copy's current areas, flags and link switches.
 #[derive(Debug, Clone)]
 pub struct NavTile {
@@ -176,9 +203,9 @@ pub struct NavTile {
 }
 
 impl PartialEq for NavTile {
-    /// Equal content ids and equal current state.
+    /// Equal as-built contents (equal content ids) and equal current state.
     fn eq(&self, other: &Self) -> bool {
-        self.data.content_id == other.data.content_id
+        self.data.same_as_built(&other.data)
             && self.areas == other.areas
             && self.flags == other.flags
             && self.disabled == other.disabled
@@ -216,9 +243,22 @@ impl NavTile {
         Arc::ptr_eq(&self.data, &other.data)
     }
 
-    /// SHA-256 of the as-built bytes; computed once at parse, O(1) here.
+    /// SHA-256 of the as-built bytes (`spec/navmesh-format.md` C1), computed the first time
+    /// any copy of these contents is asked for it (C2); O(1) after that.
     pub fn content_id(&self) -> TileContentId {
-        self.data.content_id
+        self.data.content_id()
+    }
+
+    /// Whether the content id has been computed already (by any copy of these contents).
+    pub(crate) fn content_id_known(&self) -> bool {
+        self.data.content_id.get().is_some()
+    }
+
+    /// True when both tiles have the same as-built bytes, hence the same content id (C1, C3),
+    /// whatever their current edits and switches. Computes no hash: shared contents or known ids
+    /// answer at once, otherwise the bytes are compared.
+    pub fn same_as_built(&self, other: &NavTile) -> bool {
+        self.data.same_as_built(&other.data)
     }
 
     /// The tile's position.

@@ -12,7 +12,7 @@ use super::{
 use crate::bytes::Reader;
 use crate::error::{FormatError, FormatReason as R};
 use crate::geom::{orient, poly_area2_xz, Vec3};
-use crate::ids::{PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
+use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
 use crate::limits::*;
 use crate::params::Grid;
 
@@ -255,7 +255,6 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     check_portals_disjoint(&portals, polys_at)?;
 
     let bytes: Arc<[u8]> = Arc::from(bytes);
-    let content_id = TileContentId::of_bytes(&bytes);
     Ok(TileData {
         grid,
         digest,
@@ -271,7 +270,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         flags: Arc::new(flags),
         bytes,
         areas_offset,
-        content_id,
+        content_id: std::sync::OnceLock::new(),
         portals,
     })
 }
