@@ -6,8 +6,10 @@
 
 use std::sync::Arc;
 
+use crate::error::FormatError;
 use crate::mesh::TiledNavMesh;
 use crate::stitch::TileLinks;
+use crate::tile::NavTile;
 
 /// The current links of every slot, in slot order (`None` for a free slot).
 pub fn all_links(mesh: &TiledNavMesh) -> Vec<Option<TileLinks>> {
@@ -43,4 +45,18 @@ pub fn stitch_from_scratch(mesh: &TiledNavMesh) -> Vec<Option<TileLinks>> {
 /// When one differs.
 pub fn assert_derived(mesh: &TiledNavMesh) {
     mesh.state.assert_derived();
+}
+
+/// The tile reader's two paths on the same bytes, each run on its own: the fast validator's tile
+/// (`None` when it declines) and the field-by-field reader's tile or error.
+/// `NavTile::from_bytes` runs the first and, when it declines, the second; the two must accept
+/// exactly the same bytes, with the same contents ([`same_tile_data`]).
+pub fn tile_reader_paths(bytes: &[u8]) -> (Option<NavTile>, Result<NavTile, FormatError>) {
+    NavTile::reader_paths(bytes)
+}
+
+/// Whether two tiles hold equal contents in every field the reader builds: the as-built bytes,
+/// every decoded array and the derived portal lists (not only equal bytes).
+pub fn same_tile_data(a: &NavTile, b: &NavTile) -> bool {
+    a.same_data(b)
 }

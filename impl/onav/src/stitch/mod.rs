@@ -235,7 +235,7 @@ fn portal_links(
     side: Side,
     out: &mut [Vec<Link>],
 ) {
-    let mine = &tile.data().portals[usize::from(side.code())];
+    let mine = tile.data().portals(side);
     if mine.is_empty() {
         return;
     }
@@ -248,7 +248,7 @@ fn portal_links(
         let Some((og, ot)) = view.occupant(other) else {
             continue;
         };
-        let theirs = &ot.data().portals[usize::from(side.opposite().code())];
+        let theirs = ot.data().portals(side.opposite());
         let climb = min_first(tile.agent().climb, ot.agent().climb);
         let mut first = 0;
         for e in mine {
