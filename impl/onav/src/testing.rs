@@ -4,11 +4,10 @@
 //! `onav-testkit`); nothing here can change a mesh, so no state that breaks a rule can be made
 //! with it.
 
-use std::sync::Arc;
-
 use crate::error::FormatError;
+use crate::ids::SlotIndex;
 use crate::mesh::TiledNavMesh;
-use crate::stitch::TileLinks;
+use crate::stitch::{reference, tile_landings, TileLinks};
 use crate::tile::NavTile;
 
 /// The current links of every slot, in slot order (`None` for a free slot).
@@ -16,24 +15,27 @@ pub fn all_links(mesh: &TiledNavMesh) -> Vec<Option<TileLinks>> {
     mesh.state
         .slots
         .iter()
-        .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
+        .map(|s| s.occupied.as_ref().map(|o| o.links.clone()))
         .collect()
 }
 
-/// The links of every slot stitched from scratch, for comparing against the incremental ones
-/// ([`all_links`]): they must be equal whatever the mesh's history (§6.6).
+/// The links of every slot stitched from scratch by the reference twin of the stitcher (the
+/// procedure of §6.3 as written, `stitch/reference.rs`), for comparing against the mesh's own
+/// links ([`all_links`]): they must be equal whatever the mesh's history (§6.6).
 pub fn stitch_from_scratch(mesh: &TiledNavMesh) -> Vec<Option<TileLinks>> {
-    let mut fresh = mesh.state.clone();
-    for s in fresh.slots.iter_mut().filter_map(|s| s.occupied.as_mut()) {
-        s.links = Arc::default();
-        s.landings = Arc::default();
+    let state = &mesh.state;
+    let mut fresh = state.clone();
+    for i in 0..fresh.slots.len() {
+        let landings = tile_landings(state, SlotIndex(i as u32));
+        if let Some(o) = fresh.slots[i].occupied.as_mut() {
+            o.landings = landings;
+        }
     }
-    let all = fresh.occupied_slots();
-    fresh.restitch(&all);
-    fresh
-        .slots
-        .iter()
-        .map(|s| s.occupied.as_ref().map(|o| (*o.links).clone()))
+    (0..fresh.slots.len())
+        .map(|i| {
+            fresh.slots[i].occupied.as_ref()?;
+            Some(reference::stitch_tile(&fresh, SlotIndex(i as u32)))
+        })
         .collect()
 }
 

@@ -190,7 +190,7 @@ impl TiledNavMesh {
 
     /// The links of every polygon of a tile.
     pub fn tile_links(&self, r: TileRef) -> Option<&TileLinks> {
-        self.occupied(r).map(|o| &*o.links)
+        self.occupied(r).map(|o| &o.links)
     }
 
     /// Current area of a polygon.

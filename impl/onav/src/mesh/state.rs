@@ -2,17 +2,19 @@
 //! cells, links and landings, snapshot sizes, cached records and packed tile bytes).
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::cells::Cells;
 use super::free::FreeSlots;
 use crate::error::MeshError;
 use crate::ids::{Generation, SlotIndex, TilePos};
+use crate::ids::{PolyIndex, PolyRef, Side};
 use crate::par;
 use crate::record::{self, Chunk, Pack, Sizes, CHUNK_SLOTS};
 use crate::stitch::{
-    first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellEntry,
-    Landing, Landings, SlotView, TileLinks,
+    end_lands_in, first_over_budget, neighbourhood, portal_key, portal_links, stitch_tile,
+    tile_landings, weight_per_cell, CellEntry, Landing, Landings, Link, LinkKind, SlotView,
+    TileLinks,
 };
 use crate::tile::NavTile;
 
@@ -47,9 +49,9 @@ impl Slot {
 #[derive(Debug, Clone)]
 pub(crate) struct Occupied {
     pub tile: NavTile,
-    pub links: Arc<TileLinks>,
+    pub links: TileLinks,
     /// The landings of the tile's off-mesh links (derived, first stitching phase).
-    pub landings: Arc<Landings>,
+    pub landings: Landings,
 }
 
 impl Occupied {
@@ -57,8 +59,8 @@ impl Occupied {
     pub fn unstitched(tile: NavTile) -> Box<Self> {
         Box::new(Self {
             tile,
-            links: Arc::default(),
-            landings: Arc::default(),
+            links: TileLinks::default(),
+            landings: Landings::default(),
         })
     }
 }
@@ -92,6 +94,8 @@ pub(crate) struct MeshState {
     /// writer (derived, one [`Pack`] per chunk), built by the first Full snapshot that needs it
     /// and then kept up to date.
     pub packs: Vec<OnceLock<Pack>>,
+    /// A buffer [`MeshState::relink`] reuses (not state: empty between operations).
+    relinks: Vec<(SlotIndex, u64, Link)>,
 }
 
 impl SlotView for MeshState {
@@ -108,6 +112,10 @@ impl SlotView for MeshState {
     fn cell(&self, column: i32, row: i32) -> &[CellEntry] {
         self.cells.get(column, row)
     }
+
+    fn any_links(&self) -> bool {
+        self.linked_tiles > 0
+    }
 }
 
 impl MeshState {
@@ -122,6 +130,7 @@ impl MeshState {
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
+            relinks: Vec::new(),
         };
         state.rebuild_chunks();
         state
@@ -282,7 +291,7 @@ impl MeshState {
     /// order). Slots whose tile in `reuse` is provably unchanged keep those links. The caller
     /// has checked every rule the contents must meet (`spec/navmesh-format.md` §5.2 and K17):
     /// matching parameters, unique positions, landing budgets.
-    pub fn from_slots(slots: SlotContents, reuse: Option<&MeshState>) -> Self {
+    pub fn from_slots(slots: SlotContents, reuse: Option<MeshState>) -> Self {
         let occupied = slots.iter().filter(|(_, t)| t.is_some()).count();
         let mut state = MeshState {
             slots: Vec::with_capacity(slots.len()),
@@ -293,6 +302,7 @@ impl MeshState {
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
+            relinks: Vec::new(),
         };
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
             let mut slot = Slot::free(generation);
@@ -309,18 +319,17 @@ impl MeshState {
             state.refresh_slot(i);
         }
         state.rebuild_chunks();
-        let dirty = match reuse {
+        let dirty = match &reuse {
             Some(old) => state.dirty_against(old),
             None => state.occupied_slots(),
         };
-        if let Some(old) = reuse {
-            for (i, s) in state.slots.iter_mut().enumerate() {
-                if let (Some(o), Some(prev)) = (
-                    s.occupied.as_mut(),
-                    old.slots.get(i).and_then(|p| p.occupied.as_ref()),
-                ) {
-                    o.links = Arc::clone(&prev.links);
-                    o.landings = Arc::clone(&prev.landings);
+        if let Some(mut old) = reuse {
+            // Every slot takes its predecessor's links and landings; the dirty ones are
+            // stitched again below.
+            for (s, prev) in state.slots.iter_mut().zip(&mut old.slots) {
+                if let (Some(o), Some(prev)) = (s.occupied.as_mut(), prev.occupied.as_mut()) {
+                    o.links = std::mem::take(&mut prev.links);
+                    o.landings = std::mem::take(&mut prev.landings);
                 }
             }
         }
@@ -352,7 +361,7 @@ impl MeshState {
                     }
             });
         if !unchanged {
-            return Self::from_slots(slots, Some(&old));
+            return Self::from_slots(slots, Some(old));
         }
         // With the generation and the as-built bytes unchanged, a slot's packed bytes stay, and
         // one without edits or switches before and after
@@ -444,7 +453,7 @@ impl MeshState {
             });
             for (&s, l) in slots.iter().zip(landings) {
                 if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
-                    o.landings = Arc::new(l);
+                    o.landings = l;
                 }
             }
         }
@@ -453,7 +462,7 @@ impl MeshState {
         });
         for (&s, l) in slots.iter().zip(links) {
             if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
-                o.links = Arc::new(l);
+                o.links = l;
             }
         }
     }
@@ -513,17 +522,114 @@ impl MeshState {
         self.restitch(&v);
     }
 
+    /// Whether a change of the tile at `pos` (added, removed or replaced; `linked` when that tile,
+    /// before or after, has off-mesh links) can change any off-mesh link's links: when the tile
+    /// has links, or a tile of the 3 × 3 around has a link whose end may land in `pos`'s cell
+    /// (K9). Otherwise only portal links between the tile and the tiles of the four
+    /// edge-adjacent cells change (K3, K5).
+    fn off_mesh_involved(&self, pos: TilePos, linked: bool) -> bool {
+        if linked {
+            return true;
+        }
+        if self.linked_tiles == 0 {
+            return false;
+        }
+        neighbourhood(pos.column, pos.row).any(|(c, r)| {
+            self.cell(c, r).iter().any(|e| {
+                self.occupant(e.slot).is_some_and(|(_, t)| {
+                    t.off_mesh_links()
+                        .iter()
+                        .any(|l| end_lands_in(t, &l.end, pos.column, pos.row))
+                })
+            })
+        })
+    }
+
+    /// Brings the links up to date after the tile in `slot` (at `pos`) changed, `linked` as for
+    /// [`MeshState::off_mesh_involved`]: with an off-mesh link involved, every tile of the 3 × 3
+    /// is stitched again; otherwise the tile's own links are stitched (none when `slot` is now
+    /// free) and, in each tile of the four edge-adjacent cells, the portal links to the slot are
+    /// dropped and those to its new tile merged in at their canonical places (K12). Both give
+    /// the links a from-scratch stitch gives (K13).
+    fn relink(&mut self, slot: SlotIndex, pos: TilePos, linked: bool) {
+        if self.off_mesh_involved(pos, linked) {
+            self.restitch_around(pos);
+            return;
+        }
+        let links = stitch_tile(self, slot);
+        let gen = self.slots[slot.0 as usize].generation;
+        let tile = self.slots[slot.0 as usize]
+            .occupied
+            .as_ref()
+            .map(|o| &o.tile);
+        // The neighbours' new portal links to the tile, computed with the neighbour's edge first
+        // (K6: a from-scratch stitch of the neighbour computes them so).
+        let mut new = std::mem::take(&mut self.relinks);
+        new.clear();
+        for side in Side::ALL {
+            let Some((nc, nr)) = across(pos, side) else {
+                continue;
+            };
+            let Some(t) = tile else { break };
+            for e in self.cell(nc, nr) {
+                let Some((_, u)) = self.occupant(e.slot) else {
+                    continue;
+                };
+                let theirs = side.opposite();
+                portal_links(u, t, theirs, |f, g, lo, hi| {
+                    let link = Link {
+                        target: PolyRef::new(gen, slot, g.poly),
+                        kind: LinkKind::Portal {
+                            edge: f.edge,
+                            side: theirs,
+                            lo,
+                            hi,
+                        },
+                    };
+                    new.push((e.slot, portal_key(f.poly, f.edge, slot, g.poly), link));
+                });
+            }
+        }
+        if let Some(o) = self.slots[slot.0 as usize].occupied.as_mut() {
+            o.links = links;
+        }
+        new.sort_unstable_by_key(|&(u, key, _)| (u, key));
+        for side in Side::ALL {
+            let Some((nc, nr)) = across(pos, side) else {
+                continue;
+            };
+            for e in self.cells.get(nc, nr) {
+                let Some(o) = self.slots[e.slot.0 as usize].occupied.as_mut() else {
+                    continue;
+                };
+                let at = new.partition_point(|x| x.0 < e.slot);
+                let n = new[at..].iter().take_while(|x| x.0 == e.slot).count();
+                let mine = &new[at..at + n];
+                if mine.is_empty() && !o.links.targets(slot) {
+                    continue;
+                }
+                o.links.remove_slot(slot);
+                o.links.insert(mine, |&(_, key, link)| {
+                    (PolyIndex((key >> 43) as u32), link)
+                });
+            }
+        }
+        new.clear();
+        self.relinks = new;
+    }
+
     /// Puts `tile` in the free slot `slot` and stitches around it; the caller has checked every
     /// rule (position free, room, landing budgets).
     pub fn occupy(&mut self, slot: SlotIndex, tile: NavTile) {
         let pos = tile.pos();
+        let linked = tile.link_count() > 0;
         self.free.remove(slot);
         self.cells.insert(pos, slot);
         self.tile_bytes += tile.as_built_bytes().len();
-        self.linked_tiles += usize::from(tile.link_count() > 0);
+        self.linked_tiles += usize::from(linked);
         self.slots[slot.0 as usize].occupied = Some(Occupied::unstitched(tile));
         self.refresh_tile(slot.0 as usize);
-        self.restitch_around(pos);
+        self.relink(slot, pos, linked);
     }
 
     /// Empties the occupied slot `slot`, advancing its generation, and stitches around it.
@@ -532,13 +638,14 @@ impl MeshState {
         let s = &mut self.slots[slot.0 as usize];
         let occ = s.occupied.take()?;
         s.generation = s.generation.next();
+        let linked = occ.tile.link_count() > 0;
         self.free.insert(slot);
         self.tile_bytes -= occ.tile.as_built_bytes().len();
-        self.linked_tiles -= usize::from(occ.tile.link_count() > 0);
+        self.linked_tiles -= usize::from(linked);
         self.refresh_tile(slot.0 as usize);
         let pos = occ.tile.pos();
         self.cells.remove(pos, slot);
-        self.restitch_around(pos);
+        self.relink(slot, pos, linked);
         Some(occ.tile)
     }
 
@@ -547,16 +654,24 @@ impl MeshState {
     pub fn swap(&mut self, slot: SlotIndex, tile: NavTile) {
         let pos = tile.pos();
         let added = tile.as_built_bytes().len();
-        let linked = usize::from(tile.link_count() > 0);
+        let mut linked = tile.link_count() > 0;
+        self.linked_tiles += usize::from(linked);
         let s = &mut self.slots[slot.0 as usize];
         s.generation = s.generation.next();
         if let Some(prev) = s.occupied.replace(Occupied::unstitched(tile)) {
             self.tile_bytes -= prev.tile.as_built_bytes().len();
-            self.linked_tiles -= usize::from(prev.tile.link_count() > 0);
+            let was = prev.tile.link_count() > 0;
+            self.linked_tiles -= usize::from(was);
+            linked |= was;
         }
         self.tile_bytes += added;
-        self.linked_tiles += linked;
         self.refresh_tile(slot.0 as usize);
-        self.restitch_around(pos);
+        self.relink(slot, pos, linked);
     }
+}
+
+/// The cell across `side` of the cell at `pos`, unless it lies outside the i32 range.
+fn across(pos: TilePos, side: Side) -> Option<(i32, i32)> {
+    let (dc, dr) = side.step();
+    Some((pos.column.checked_add(dc)?, pos.row.checked_add(dr)?))
 }
