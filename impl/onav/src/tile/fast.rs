@@ -23,7 +23,7 @@ use super::{
     AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, TileData, TILE_MAGIC,
     TILE_VERSION,
 };
-use crate::geom::{orient, point_in_convex_xz, poly_area2_xz, Vec3};
+use crate::geom::{orient, poly_area2_xz, Vec3};
 use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
 use crate::limits::*;
 use crate::params::{Grid, RawGrid};
@@ -307,7 +307,10 @@ fn poly(r: &[u8], i: usize, ng: usize, vertices: &[Vec3], cell: &[f64; 4]) -> Op
             return None;
         }
     }
-    // T12: every turn strictly left, and every corner strictly left of every edge (NaN fails).
+    // T12: every turn strictly left (part 1), and every corner strictly left of every edge (part
+    // 2). Part 1's values are part 2's for j = k + 2 (the same operands, the same operations), so
+    // part 2 over every j ∉ {k, k + 1} decides both. Each edge's two differences are computed
+    // once, exactly as `orient` computes them for every corner.
     let mut c = [[0.0; 3]; MAX_VERTS_PER_POLY];
     for k in 0..n {
         c[k] = vertices[idx[k] as usize];
@@ -315,18 +318,10 @@ fn poly(r: &[u8], i: usize, ng: usize, vertices: &[Vec3], cell: &[f64; 4]) -> Op
     let c = &c[..n];
     let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
     for k in 0..n {
-        let o = orient(&c[k], &c[next(k)], &c[next(next(k))]);
-        if !positive(o) {
-            return None;
-        }
-    }
-    if n > 3 {
-        for k in 0..n {
-            let (a, b) = (&c[k], &c[next(k)]);
-            for (j, v) in c.iter().enumerate() {
-                if j != k && j != next(k) && !positive(orient(a, b, v)) {
-                    return None;
-                }
+        let e = Edge2::of(&c[k], &c[next(k)]);
+        for (j, v) in c.iter().enumerate() {
+            if j != k && j != next(k) && !positive(e.orient(v)) {
+                return None;
             }
         }
     }
@@ -377,7 +372,9 @@ fn symmetric(polys: &[Polygon]) -> bool {
 }
 
 /// T17: each extra detail vertex inside its polygon, each detail triangle counter-clockwise, and
-/// the triangles' areas summing to the polygon's.
+/// the triangles' areas summing to the polygon's. The same operations as the reader's
+/// (`point_in_convex_xz`, `orient`, `poly_area2_xz`), with each polygon edge's differences
+/// computed once.
 fn detail_covers(
     polys: &[Polygon],
     vertices: &[Vec3],
@@ -385,35 +382,41 @@ fn detail_covers(
     dverts: &[Vec3],
     tris: &[[u8; 3]],
 ) -> bool {
-    let mut corners = [[0.0; 3]; MAX_VERTS_PER_POLY];
+    // The polygon's corners, then its extra detail vertices: what triangle index x names.
+    let mut pts: Vec<Vec3> = Vec::with_capacity(MAX_VERTS_PER_POLY + 16);
     for (p, d) in polys.iter().zip(meshes) {
         let nv = usize::from(p.vertex_count);
-        for (k, c) in corners[..nv].iter_mut().enumerate() {
-            *c = vertices[p.vertices[k] as usize];
-        }
-        let corners = &corners[..nv];
+        pts.clear();
+        pts.extend(p.verts().iter().map(|&k| vertices[k as usize]));
         let extra = &dverts[d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize];
-        if !extra.iter().all(|v| point_in_convex_xz(v, corners)) {
-            return false;
-        }
-        let get = |x: u8| -> &Vec3 {
-            let x = usize::from(x);
-            if x < nv {
-                &corners[x]
-            } else {
-                &extra[x - nv]
+        if !extra.is_empty() {
+            let mut edges = [Edge2::default(); MAX_VERTS_PER_POLY];
+            for (k, e) in edges[..nv].iter_mut().enumerate() {
+                *e = Edge2::of(&pts[k], &pts[if k + 1 == nv { 0 } else { k + 1 }]);
             }
-        };
+            let edges = &edges[..nv];
+            if !extra
+                .iter()
+                .all(|v| edges.iter().all(|e| e.orient(v) >= 0.0))
+            {
+                return false;
+            }
+            pts.extend_from_slice(extra);
+        }
         let mut sum = 0.0;
         let t0 = d.triangle_base as usize;
         for t in &tris[t0..t0 + d.triangle_count as usize] {
-            let o = orient(get(t[0]), get(t[1]), get(t[2]));
+            let o = orient(
+                &pts[usize::from(t[0])],
+                &pts[usize::from(t[1])],
+                &pts[usize::from(t[2])],
+            );
             if !positive(o) {
                 return false;
             }
             sum += o;
         }
-        let area = poly_area2_xz(corners);
+        let area = poly_area2_xz(&pts[..nv]);
         // Written so that a NaN (sum and area both overflowed) fails, as in the reader.
         let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
         if !covered {
@@ -421,4 +424,33 @@ fn detail_covers(
         }
     }
     true
+}
+
+/// An edge from `a` to `b` with the two differences `orient(a, b, p)` takes from it, so that
+/// `orient` of many points against one edge computes them once: the result is bit for bit
+/// `orient(a, b, p)` (`spec/navmesh-format.md` §3.4: d1 = b.x − a.x, d3 = b.z − a.z, then
+/// d1·(p.z − a.z) − d3·(p.x − a.x)).
+#[derive(Debug, Clone, Copy, Default)]
+struct Edge2 {
+    ax: f64,
+    az: f64,
+    d1: f64,
+    d3: f64,
+}
+
+impl Edge2 {
+    #[inline(always)]
+    fn of(a: &Vec3, b: &Vec3) -> Self {
+        Self {
+            ax: a[0],
+            az: a[2],
+            d1: b[0] - a[0],
+            d3: b[2] - a[2],
+        }
+    }
+
+    #[inline(always)]
+    fn orient(&self, p: &Vec3) -> f64 {
+        self.d1 * (p[2] - self.az) - self.d3 * (p[0] - self.ax)
+    }
 }
