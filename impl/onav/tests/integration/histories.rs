@@ -97,8 +97,11 @@ fn run_history_on((w, pool): (WorldSpec, Vec<NavTile>), ops: &[Op]) {
         library: &lib,
     };
     let mut mesh = TiledNavMesh::new(w.params(20));
-    for op in ops {
+    for (k, op) in ops.iter().enumerate() {
         cx.apply(&mut mesh, op);
+        // K13 holds after every operation, not only at the end of a history: a wrong merge
+        // that a later operation happens to overwrite must still fail here.
+        assert_eq!(all_links(&mesh), stitch_from_scratch(&mesh), "after op {k}: {op:?}");
     }
     check_history(&lib, &mesh);
 }
