@@ -62,3 +62,25 @@ pub fn tile_reader_paths(bytes: &[u8]) -> (Option<NavTile>, Result<NavTile, Form
 pub fn same_tile_data(a: &NavTile, b: &NavTile) -> bool {
     a.same_data(b)
 }
+
+/// An in-place restore's two paths, each run on its own copy of `mesh`: the rollback fast path's
+/// result (`None` when it declines) and the full restore's (`spec/snapshot.md` S21).
+/// [`TiledNavMesh::restore`] runs the first and, when it declines, the second; whenever the
+/// first applies, the second must succeed with the same state.
+pub fn restore_paths(
+    mesh: &TiledNavMesh,
+    bytes: &[u8],
+    library: &crate::library::TileLibrary,
+) -> (
+    Option<TiledNavMesh>,
+    Result<TiledNavMesh, crate::error::RestoreError>,
+) {
+    let mut fast = mesh.clone();
+    let applied = crate::snapshot::try_rollback(&fast.params, &mut fast.state, bytes, library);
+    let mut general = mesh.clone();
+    let result = general
+        .check_restore(bytes, library)
+        .map(|s| general.commit(s))
+        .map(|()| general);
+    (applied.then_some(fast), result)
+}

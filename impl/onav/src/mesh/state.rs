@@ -94,6 +94,10 @@ pub(crate) struct MeshState {
     /// writer (derived, one [`Pack`] per chunk), built by the first Full snapshot that needs it
     /// and then kept up to date.
     pub packs: Vec<OnceLock<Pack>>,
+    /// The instance number of a library known to hold every tile of this state (derived, a
+    /// cache for the in-place restore's membership rule, `spec/snapshot.md` S10): libraries only
+    /// grow, so it stays true until a slot's tile changes, which clears it.
+    pub verified_in: Option<u64>,
     /// A buffer [`MeshState::relink`] reuses (not state: empty between operations).
     relinks: Vec<(SlotIndex, u64, Link)>,
 }
@@ -130,6 +134,7 @@ impl MeshState {
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
+            verified_in: None,
             relinks: Vec::new(),
         };
         state.rebuild_chunks();
@@ -178,6 +183,7 @@ impl MeshState {
     /// more), and drops the slot's chunk if the new tile's content id is not known yet (the next
     /// Referenced snapshot writes the chunk again, hashing what it must).
     pub fn refresh_tile(&mut self, i: usize) {
+        self.verified_in = None;
         let (c, k) = (i / CHUNK_SLOTS, i % CHUNK_SLOTS);
         let tile = self.slots[i].tile();
         if let Some(pack) = self.packs[c].get_mut() {
@@ -302,6 +308,7 @@ impl MeshState {
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
+            verified_in: None,
             relinks: Vec::new(),
         };
         for (i, (generation, tile)) in slots.into_iter().enumerate() {

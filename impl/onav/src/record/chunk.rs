@@ -65,6 +65,16 @@ impl Chunk {
         &self.bytes
     }
 
+    /// Number of slots the chunk holds records of.
+    pub(crate) fn slots(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The record of the chunk's slot `k`.
+    pub(crate) fn record(&self, k: usize) -> &[u8] {
+        &self.bytes[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+
     /// The edits and switches of the chunk's occupied slot `k`, as they follow its content id:
     /// the same bytes in a Full record (S11–S16). With them, when the chunk holds that many, the
     /// `N` bytes from their start, for a fixed-size copy.

@@ -568,6 +568,21 @@ impl NavTile {
         }
     }
 
+    /// Puts every area and flag back to its as-built value and enables every link, keeping the
+    /// buffers (a rollback loop allocates nothing).
+    pub(crate) fn reset_state(&mut self) {
+        if let (Some(c), false) = (&mut self.current, self.edited.is_empty()) {
+            let c = Arc::make_mut(c);
+            for p in self.edited.iter() {
+                let i = p.0 as usize;
+                c.areas[i] = self.data.areas()[i];
+                c.flags[i] = self.data.flags(i);
+            }
+        }
+        self.edited.0.clear();
+        self.disabled.0.clear();
+    }
+
     /// Turns a link on or off. The caller has checked the index.
     pub(crate) fn set_link_enabled(&mut self, link: LinkIndex, enabled: bool) {
         if enabled {

@@ -101,7 +101,11 @@ fn run_history_on((w, pool): (WorldSpec, Vec<NavTile>), ops: &[Op]) {
         cx.apply(&mut mesh, op);
         // K13 holds after every operation, not only at the end of a history: a wrong merge
         // that a later operation happens to overwrite must still fail here.
-        assert_eq!(all_links(&mesh), stitch_from_scratch(&mesh), "after op {k}: {op:?}");
+        assert_eq!(
+            all_links(&mesh),
+            stitch_from_scratch(&mesh),
+            "after op {k}: {op:?}"
+        );
     }
     check_history(&lib, &mesh);
 }
