@@ -195,6 +195,16 @@ impl MeshState {
         self.refresh(i);
     }
 
+    /// [`MeshState::refresh`] of occupied slot `i`, whose edits or switches changed, given its
+    /// new Referenced record (the writer's bytes for it, S22): the record is copied, not written
+    /// again. The slot's chunk must be built.
+    pub fn refresh_with_record(&mut self, i: usize, record: &[u8]) {
+        self.refresh_slot(i);
+        if let Some(chunk) = self.chunks[i / CHUNK_SLOTS].get_mut() {
+            chunk.set_record(i % CHUNK_SLOTS, record);
+        }
+    }
+
     /// Chunk `c`, built from the slots if it is not yet.
     pub fn chunk(&self, c: usize) -> &Chunk {
         self.chunks[c].get_or_init(|| self.fresh_chunk(c))

@@ -48,8 +48,8 @@ pub(crate) fn try_rollback(
         let Some(o) = state.slots[i].occupied.as_mut() else {
             continue;
         };
-        apply(&mut o.tile, bytes, at);
-        state.refresh(i);
+        let end = apply(&mut o.tile, bytes, at);
+        state.refresh_with_record(i, &bytes[at - REFERENCED_STATE_AT..end]);
     }
     true
 }
@@ -173,8 +173,8 @@ fn valid_state(tile: &NavTile, bytes: &[u8], at: usize) -> Option<usize> {
     Some(at + COUNT_LEN + SWITCH_LEN * d)
 }
 
-/// Replaces the tile's edits and switches with the valid ones at `at`.
-fn apply(tile: &mut NavTile, bytes: &[u8], at: usize) {
+/// Replaces the tile's edits and switches with the valid ones at `at`; returns their end.
+fn apply(tile: &mut NavTile, bytes: &[u8], at: usize) -> usize {
     tile.reset_state();
     let e = u32_at(bytes, at).unwrap_or(0) as usize;
     let edits = &bytes[at + COUNT_LEN..at + COUNT_LEN + EDIT_LEN * e];
@@ -184,8 +184,10 @@ fn apply(tile: &mut NavTile, bytes: &[u8], at: usize) {
     }
     let at = at + COUNT_LEN + EDIT_LEN * e;
     let d = u32_at(bytes, at).unwrap_or(0) as usize;
-    for r in bytes[at + COUNT_LEN..at + COUNT_LEN + SWITCH_LEN * d].chunks_exact(SWITCH_LEN) {
+    let end = at + COUNT_LEN + SWITCH_LEN * d;
+    for r in bytes[at + COUNT_LEN..end].chunks_exact(SWITCH_LEN) {
         let l = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
         tile.set_link_enabled(LinkIndex(l), false);
     }
+    end
 }
