@@ -3,7 +3,7 @@
 //! cache placed in its mesh (for Referenced snapshots).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use onav::{NavTile, TileLibrary, TilePos, TiledNavMesh};
 use onav_build3d::{AreaMark, Geometry, Plan, Settings, TileCell};
@@ -60,6 +60,10 @@ pub struct TileCache {
     pub(crate) queue: RebuildQueue,
     pub(crate) mesh: TiledNavMesh,
     pub(crate) library: TileLibrary,
+    /// The snapshot's encoding of the obstacle and volume lists (counts and records, TC30),
+    /// made when first needed and dropped by every change of a list: a rollback host writes a
+    /// snapshot every frame while the lists change rarely.
+    pub(crate) lists: OnceLock<Vec<u8>>,
 }
 
 impl TileCache {
@@ -106,6 +110,7 @@ impl TileCache {
             queue: RebuildQueue::new(cells),
             mesh,
             library: TileLibrary::from_tiles(&tiles),
+            lists: OnceLock::new(),
         })
     }
 
@@ -216,6 +221,7 @@ impl TileCache {
         self.next_obstacle += 1;
         let touch = self.world.touch(obstacle.mark());
         self.queue_touched(&touch);
+        self.lists = OnceLock::new();
         self.obstacles.insert(
             id,
             Entry {
@@ -232,6 +238,7 @@ impl TileCache {
             .obstacles
             .remove(&id)
             .ok_or(CacheError::UnknownObstacle { id })?;
+        self.lists = OnceLock::new();
         self.queue_touched(&e.touch);
         Ok(e.value)
     }
@@ -250,6 +257,7 @@ impl TileCache {
         self.next_volume += 1;
         let touch = self.world.touch(volume.mark());
         self.queue_touched(&touch);
+        self.lists = OnceLock::new();
         self.volumes.insert(
             id,
             Entry {
@@ -266,6 +274,7 @@ impl TileCache {
             .volumes
             .remove(&id)
             .ok_or(CacheError::UnknownVolume { id })?;
+        self.lists = OnceLock::new();
         self.queue_touched(&e.touch);
         Ok(e.value)
     }

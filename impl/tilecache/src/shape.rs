@@ -204,8 +204,15 @@ impl Obstacle {
     /// otherwise *not convex* at `max_x` (box) or `half_x` (oriented box).
     pub fn new(shape: ObstacleShape) -> Result<Self, ShapeError> {
         let names = ObstacleShape::field_names(shape.code()).unwrap_or(&[]);
-        let values = shape.values();
-        if let Some(k) = values.iter().position(|v| !v.is_finite()) {
+        let mut k = 0;
+        let mut first_bad = None;
+        shape.each_value(|v| {
+            if first_bad.is_none() && !v.is_finite() {
+                first_bad = Some(k);
+            }
+            k += 1;
+        });
+        if let Some(k) = first_bad {
             return Err(ShapeError::new(names[k], FormatReason::NotFinite));
         }
         let range = |f: &str| ShapeError::new(f, FormatReason::OutOfRange);

@@ -40,6 +40,8 @@ pub struct ValidatedCacheSnapshot {
     volumes: BTreeMap<VolumeId, Entry<Volume>>,
     queue: RebuildQueue,
     mesh: ValidatedSnapshot,
+    /// The lists' bytes as read (canonical, so the cache's writer can reuse them).
+    lists: Vec<u8>,
     /// The digest of the cache it was checked against.
     digest: onav::SettingsDigest,
 }
@@ -146,6 +148,7 @@ impl TileCache {
             volumes,
             queue: RebuildQueue::from_order(cells, &order),
             mesh,
+            lists: p.lists.to_vec(),
             digest: self.digest(),
         })
     }
@@ -169,6 +172,7 @@ impl TileCache {
         self.next_obstacle = v.next_obstacle;
         self.next_volume = v.next_volume;
         self.queue = v.queue;
+        self.lists = std::sync::OnceLock::from(v.lists);
         for (_, t) in self.mesh.tiles() {
             if self.library.get(&t.content_id()).is_none() {
                 self.library.add(t);

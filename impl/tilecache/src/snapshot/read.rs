@@ -11,7 +11,7 @@ use super::{ONTK_MAGIC, ONTK_VERSION};
 use crate::ids::{ObstacleId, VolumeId};
 use crate::limits::{
     CORNER_LEN, MAX_CORNERS, MAX_NEXT_ID, MAX_OBSTACLES, MAX_VOLUMES, MIN_CORNERS,
-    OBSTACLE_MIN_LEN, QUEUE_ENTRY_LEN, VALUE_LEN, VOLUME_MIN_LEN,
+    OBSTACLE_COUNT_AT, OBSTACLE_MIN_LEN, QUEUE_ENTRY_LEN, VALUE_LEN, VOLUME_MIN_LEN,
 };
 use crate::shape::{Obstacle, ObstacleShape, ShapeError, Volume};
 
@@ -21,6 +21,8 @@ pub(super) struct Parsed<'a> {
     pub next_volume: u32,
     pub obstacles: Vec<(ObstacleId, Obstacle)>,
     pub volumes: Vec<(VolumeId, Volume)>,
+    /// The bytes of the lists (obstacle count to the last volume record).
+    pub lists: &'a [u8],
     /// Offset of the queue length.
     pub queue_at: u64,
     /// Cells with the offset of each entry.
@@ -141,6 +143,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, FormatError> {
         volumes.push((VolumeId(id), v));
     }
     let queue_at = r.offset();
+    let lists = &bytes[OBSTACLE_COUNT_AT as usize..queue_at as usize];
     let q = r.count("queue_length", u32::MAX, QUEUE_ENTRY_LEN)?;
     let mut queue = Vec::with_capacity(q as usize);
     let mut seen = BTreeSet::new();
@@ -160,6 +163,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, FormatError> {
         next_volume,
         obstacles,
         volumes,
+        lists,
         queue_at,
         queue,
         mesh_at,
