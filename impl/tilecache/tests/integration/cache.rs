@@ -310,3 +310,36 @@ fn obstacles_win_over_volumes_and_later_volumes_win() {
         .collect();
     assert!(areas.contains(&4) && !areas.contains(&9), "{areas:?}");
 }
+
+#[test]
+fn the_caps_are_two_to_the_twenty_and_every_state_snapshots() {
+    // TC7: 2^20 obstacles (far away: they queue nothing) fit, the next is refused, and the
+    // state at the cap writes a snapshot that restores into a new cache.
+    let mut c = small_cache(false);
+    let far = Obstacle::cylinder([500.0, 0.0, 500.0], 1.0, 2.0).unwrap();
+    for _ in 0..1u32 << 20 {
+        c.add_obstacle(far.clone()).unwrap();
+    }
+    assert_eq!(
+        c.add_obstacle(far),
+        Err(CacheError::TooManyObstacles { max: 1 << 20 })
+    );
+    let b = c.snapshot(onav::SnapshotMode::Referenced);
+    let mut d = small_cache(false);
+    d.restore(&b).unwrap();
+    assert_eq!(d.obstacles().len(), 1 << 20);
+    let tri = Volume::new(
+        1,
+        0.0,
+        1.0,
+        vec![[500.0, 500.0], [501.0, 500.0], [500.0, 501.0]],
+    )
+    .unwrap();
+    for _ in 0..1u32 << 20 {
+        c.add_volume(tri.clone()).unwrap();
+    }
+    assert_eq!(
+        c.add_volume(tri),
+        Err(CacheError::TooManyVolumes { max: 1 << 20 })
+    );
+}

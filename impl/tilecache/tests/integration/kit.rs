@@ -6,71 +6,19 @@ use onav::{NavTile, RawTile, SettingsDigest, TileContentId, TiledNavMesh};
 use onav_build3d::{AreaMark, Geometry, Plan, Settings, SettingsSpec};
 use onav_tilecache::{Obstacle, TileCache};
 
-/// A triangle soup world: a 24 × 24 floor (3 × 3 tiles of 16 cells of 0.5), a block, a ramp up
-/// to a slab that bridges over the floor (two layers in the cells under it).
+/// The small world (`onav_testkit::cache_world`): a 24 × 24 floor (3 × 3 tiles of 16 cells of
+/// 0.5), a ramp up to a slab bridging over the floor (two layers under it) and a block.
 pub fn world_geometry() -> Geometry {
-    let mut t: Vec<([[f64; 3]; 3], u8)> = Vec::new();
-    let mut floor = |x0: f64, z0: f64, x1: f64, z1: f64, y0: f64, y1: f64| {
-        t.push(([[x0, y0, z0], [x0, y0, z1], [x1, y1, z0]], 63));
-        t.push(([[x1, y1, z0], [x0, y0, z1], [x1, y1, z1]], 63));
-    };
-    floor(0.0, 0.0, 24.0, 24.0, 0.0, 0.0);
-    // A ramp rising along +x to y = 3, then a slab at y = 3 over the floor.
-    floor(2.0, 16.0, 10.0, 20.0, 0.0, 3.0);
-    floor(10.0, 14.0, 20.0, 22.0, 3.0, 3.0);
-    // A block standing on the floor.
-    let (lo, hi) = ([4.0, 0.0, 4.0], [7.0, 2.5, 9.0]);
-    let c = |i: usize| {
-        [
-            if i & 1 == 0 { lo[0] } else { hi[0] },
-            if i & 2 == 0 { lo[1] } else { hi[1] },
-            if i & 4 == 0 { lo[2] } else { hi[2] },
-        ]
-    };
-    for q in [
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-    ] {
-        t.push(([c(q[0]), c(q[1]), c(q[2])], 63));
-        t.push(([c(q[0]), c(q[2]), c(q[3])], 63));
-    }
-    let mut v = Vec::new();
-    let mut idx = Vec::new();
-    let mut areas = Vec::new();
-    for (tri, a) in &t {
-        for p in tri {
-            idx.push((v.len() / 3) as u32);
-            v.extend_from_slice(p);
-        }
-        areas.push(*a);
-    }
-    Geometry::from_arrays(&v, &idx, &areas).expect("valid world")
+    onav_testkit::ontk::cache_world()
 }
 
 /// Small settings: 0.5 cells, 16-cell tiles; detail sampling on or off.
 pub fn small_spec(detail: bool) -> SettingsSpec {
-    SettingsSpec {
-        cell_size: 0.5,
-        cell_height: 0.2,
-        agent_height: 2.0,
-        agent_radius: 0.5,
-        agent_climb: 0.6,
-        region_min_area: 4,
-        region_merge_area: 40,
-        max_edge_len: 8.0,
-        detail_sample_dist: if detail { 1.5 } else { 0.0 },
-        detail_sample_max_error: 0.1,
-        tile_size: 16,
-        ..SettingsSpec::default()
-    }
+    onav_testkit::ontk::cache_spec(detail)
 }
 
 pub fn small_settings(detail: bool) -> Settings {
-    Settings::new(small_spec(detail)).expect("valid settings")
+    onav_testkit::ontk::cache_settings(detail)
 }
 
 /// A cache of the small world.
@@ -78,10 +26,10 @@ pub fn small_cache(detail: bool) -> TileCache {
     TileCache::new(&world_geometry(), &small_settings(detail)).expect("cache")
 }
 
-/// The demo mesh `name` (build3d's test data).
+/// The demo mesh `name` from `scenarios/build3d/meshes/` (the one copy of them).
 pub fn demo_mesh(name: &str) -> Geometry {
     let path = format!(
-        "{}/../build3d/tests/data/{name}.obj",
+        "{}/../../scenarios/build3d/meshes/{name}.obj",
         env!("CARGO_MANIFEST_DIR")
     );
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));

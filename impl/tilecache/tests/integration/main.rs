@@ -5,4 +5,5 @@ mod drain;
 mod fuzz_replay;
 mod kit;
 mod platform_hashes;
+mod reject;
 mod snapshot;
