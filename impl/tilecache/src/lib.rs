@@ -24,4 +24,7 @@ pub use ids::{ObstacleId, VolumeId};
 pub use shape::{
     Obstacle, ObstacleShape, ShapeError, Volume, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_ORIENTED_BOX,
 };
-pub use snapshot::{FromSnapshotError, ValidatedCacheSnapshot, ONTK_MAGIC, ONTK_VERSION};
+pub use snapshot::{
+    check_without_cache, FromSnapshotError, SnapshotSummary, ValidatedCacheSnapshot, ONTK_MAGIC,
+    ONTK_VERSION,
+};

@@ -57,6 +57,43 @@ pub enum FromSnapshotError {
     Restore(#[from] RestoreError),
 }
 
+/// What an `ONTK` snapshot holds, as far as [`check_without_cache`] can tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotSummary {
+    /// The next obstacle and volume ids.
+    pub next_ids: (u32, u32),
+    /// Obstacles.
+    pub obstacles: usize,
+    /// Area volumes.
+    pub volumes: usize,
+    /// Queued cells.
+    pub queue: usize,
+    /// Slots and tiles of the mesh it restores.
+    pub mesh: (u32, usize),
+}
+
+/// Checks an `ONTK` snapshot as far as it can be checked without the cache it belongs to, for
+/// tools (`onav inspect`): stage A (`spec/tilecache.md` TC18–TC28) and the embedded mesh
+/// snapshot's own rules as a restore into a new mesh with `library` (its errors nested under
+/// `mesh.` at absolute offsets). What needs the cache is not checked: the comparison of the
+/// mesh's parameters and fingerprint with the cache's (stage B) and the queue against the cached
+/// cells (stage C); [`TileCache::check_restore`] does all of it.
+pub fn check_without_cache(
+    bytes: &[u8],
+    library: &TileLibrary,
+) -> Result<SnapshotSummary, RestoreError> {
+    let p = read::parse(bytes)?;
+    let m =
+        onav::NavMeshSnapshot::restore(p.mesh, library).map_err(|e| e.nested(p.mesh_at, "mesh"))?;
+    Ok(SnapshotSummary {
+        next_ids: (p.next_obstacle, p.next_volume),
+        obstacles: p.obstacles.len(),
+        volumes: p.volumes.len(),
+        queue: p.queue.len(),
+        mesh: (m.slot_count(), m.tile_count()),
+    })
+}
+
 impl TileCache {
     /// The canonical `ONTK` snapshot of the cache, its mesh in `mode` (TC30): the same state
     /// gives the same bytes on every platform and thread count.

@@ -9,7 +9,9 @@
 use onav::{FormatReason as R, RestoreError, SnapshotMode};
 use onav_testkit::ontk::ObstacleRecord;
 use onav_testkit::{cache_fixture, OntkModel};
-use onav_tilecache::{CacheOptions, FromSnapshotError, TileCache};
+use onav_tilecache::{
+    check_without_cache, CacheOptions, FromSnapshotError, SnapshotSummary, TileCache,
+};
 
 /// What a refused restore must report.
 #[derive(Debug, Clone, PartialEq)]
@@ -763,6 +765,17 @@ fn every_error_path_is_refused_with_its_exact_error_and_the_cache_untouched() {
             assert_eq!(bytes.len() as u64, l.total, "{name}: the layout");
             let w = want(&m, &l);
             must_reject(&format!("{base_name} {name}"), &bytes, &w);
+            // The checks that need no cache (for tools) agree, except on what needs one: the
+            // mesh's parameters against the cache's, the queue against the cached cells.
+            let needs_cache = name.starts_with("mesh settings")
+                || name.starts_with("mesh parameters")
+                || name.starts_with("queue longer")
+                || name.ends_with("not cached");
+            if !needs_cache {
+                let e =
+                    check_without_cache(&bytes, cache_fixture().busy.library()).expect_err(&name);
+                assert_eq!(got(&e), w, "{base_name} {name} (without a cache)");
+            }
             n += 1;
         }
     }
@@ -921,5 +934,21 @@ fn the_values_just_inside_each_range_are_accepted() {
             .collect();
         m.fix_counts();
         must_accept(&format!("{name}: every cached cell queued"), &m.encode());
+    }
+}
+
+#[test]
+fn the_checks_without_a_cache_summarise_a_valid_snapshot() {
+    let fx = cache_fixture();
+    for s in &fx.busy_snapshots {
+        let got = check_without_cache(s, fx.busy.library()).unwrap();
+        let want = SnapshotSummary {
+            next_ids: fx.busy.next_ids(),
+            obstacles: fx.busy.obstacles().len(),
+            volumes: fx.busy.volumes().len(),
+            queue: fx.busy.queue().len(),
+            mesh: (fx.busy.mesh().slot_count(), fx.busy.mesh().tile_count()),
+        };
+        assert_eq!(got, want);
     }
 }
