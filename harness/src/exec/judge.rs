@@ -14,21 +14,41 @@ use crate::hex::sha256_hex;
 use crate::scenario::refs::resolve_ref;
 use crate::scenario::{parse_hex, Expect, OutcomeKind, StateExpect, Step};
 
-/// Checks the outcome: rejected as expected (class and field), or accepted.
-fn judge_outcome(key: &str, outcome: &Outcome, e: &Expect) -> R<()> {
+/// Checks the outcome: rejected as expected (class, field and, when `offsets` holds — the testee
+/// speaks protocol 2 — the offset), or accepted.
+fn judge_outcome(key: &str, outcome: &Outcome, e: &Expect, offsets: bool) -> R<()> {
     match (outcome, &e.error) {
-        (Outcome::Rejected { class, field }, Some(want)) => {
+        (
+            Outcome::Rejected {
+                class,
+                field,
+                offset,
+            },
+            Some(want),
+        ) => {
             if class != &want.class || field != &want.field {
                 return fail(format!(
-                    "{key}: rejected ({class}, {field}); expected ({}, {})",
-                    want.class, want.field
+                    "{key}: {}; expected ({}, {})",
+                    outcome.describe(),
+                    want.class,
+                    want.field
                 ));
             }
+            if let (true, Some(w)) = (offsets, want.offset) {
+                if *offset != Some(w) {
+                    let got =
+                        offset.map_or_else(|| "no offset".to_owned(), |o| format!("offset {o}"));
+                    return fail(format!(
+                        "{key}: rejected ({class}, {field}) with {got}; expected offset {w}"
+                    ));
+                }
+            }
         }
-        (Outcome::Rejected { class, field }, None) => {
+        (Outcome::Rejected { .. }, None) => {
             if !e.admits_rejection() {
                 return fail(format!(
-                    "{key}: rejected ({class}, {field}); expected it to be accepted"
+                    "{key}: {}; expected it to be accepted",
+                    outcome.describe()
                 ));
             }
         }
@@ -111,7 +131,8 @@ impl Exec<'_> {
         let key = step.key();
         let default = Expect::default();
         let e = e.unwrap_or(&default);
-        judge_outcome(key, &done.outcome, e)?;
+        let offsets = self.backend.protocol() >= 2;
+        judge_outcome(key, &done.outcome, e, offsets)?;
         self.judge_state(key, done, e, before)?;
         match &done.output {
             Some(out) => self.judge_output(key, out, e)?,

@@ -37,7 +37,7 @@ steps:
       edits:
         - set: {field: 'slot[1].generation', value: 0}
   - restore_into: {mesh: m, bytes: bad}
-  - expect: {error: {class: format, field: 'slot[1].generation'}, state: unchanged}
+  - expect: {error: {class: format, field: 'slot[1].generation', offset: 416}, state: unchanged}
 ";
 
 #[test]
@@ -63,9 +63,14 @@ fn wrong_expectations_fail_with_a_message() {
         ("kind: portal", "kind: internal", "links are"),
         ("slot[2].kind: 0", "slot[2].kind: 1", "slot[2].kind is 0"),
         (
-            "field: 'slot[1].generation'}, state",
-            "field: 'slot[0].generation'}, state",
+            "field: 'slot[1].generation', offset: 416}, state",
+            "field: 'slot[0].generation', offset: 416}, state",
             "expected (format, slot[0].generation)",
+        ),
+        (
+            "offset: 416}",
+            "offset: 415}",
+            "rejected (format, slot[1].generation) with offset 416; expected offset 415",
         ),
     ] {
         let r = run("snapshot/n_x", &BASE.replace(from, to));

@@ -15,8 +15,14 @@ pub mod wire;
 
 pub use frame::{read_frame, write_frame, MAX_FRAME};
 
-/// Protocol version spoken by this runner.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version this runner offers first, and the one the reference testee speaks by
+/// default (`spec/conformance.md` §6.11).
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// Every protocol version this runner and the reference testee speak, newest first. Version 2
+/// adds to version 1 the rule that a `format` or `fingerprint` rejection carries its `offset`,
+/// which the runner compares, and the string forms of non-finite floats.
+pub const PROTOCOLS: &[u32] = &[2, 1];
 
 /// Every op of protocol version 1, in the order of the specification.
 pub const OPS: &[&str] = &[
@@ -238,6 +244,12 @@ pub trait Backend {
     /// skips cases needing a feature the backend lacks.
     fn has_feature(&self, _feature: &str) -> bool {
         true
+    }
+
+    /// The protocol version agreed in the handshake (a testee: the one its `hello` accepted).
+    /// From version 2 on, the runner compares the offsets of rejections.
+    fn protocol(&self) -> u32 {
+        PROTOCOL_VERSION
     }
 }
 

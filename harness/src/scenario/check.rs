@@ -178,6 +178,24 @@ pub enum StepError {
     /// `error` with an `outcome` other than `rejected`.
     #[error("error implies outcome: rejected")]
     ErrorNotRejected,
+    /// An error class that does not exist.
+    #[error("error class {class:?} is not format, fingerprint, mesh or query")]
+    ErrorClass {
+        /// The class.
+        class: String,
+    },
+    /// A `format` or `fingerprint` error without its offset.
+    #[error("a {class} error states its offset (spec/conformance.md §6.4.1)")]
+    OffsetNeeded {
+        /// The class.
+        class: String,
+    },
+    /// A `mesh` or `query` error with an offset: such rejections carry none.
+    #[error("a {class} rejection carries no offset")]
+    OffsetNotCarried {
+        /// The class.
+        class: String,
+    },
     /// `state: unchanged` after a step that acts on no mesh.
     #[error("{step} has no mesh state before it")]
     NoStateBefore {
@@ -506,6 +524,15 @@ impl Checker {
         }
         if e.error.is_some() && e.outcome.is_some_and(|o| o != OutcomeKind::Rejected) {
             return Err(StepError::ErrorNotRejected);
+        }
+        if let Some(err) = &e.error {
+            let class = err.class.clone();
+            match (err.class.as_str(), err.offset) {
+                ("format" | "fingerprint", None) => return Err(StepError::OffsetNeeded { class }),
+                ("mesh" | "query", Some(_)) => return Err(StepError::OffsetNotCarried { class }),
+                ("format" | "fingerprint" | "mesh" | "query", _) => {}
+                _ => return Err(StepError::ErrorClass { class }),
+            }
         }
         if e.state.is_some() || e.same_state.is_some() {
             self.implied.insert("links");

@@ -22,7 +22,7 @@ steps:
       edits:
         - set: {field: magic, value: '0x58535058'}
   - restore: {bytes: bad, name: m2}
-  - expect: {error: {class: format, field: magic}}
+  - expect: {error: {class: format, field: magic, offset: 0}}
 ";
 
 fn check_error(id: &str, text: &str) -> CheckError {
@@ -90,7 +90,10 @@ fn load_checks() {
         ),
         (
             n,
-            OK.replace("{error: {class: format, field: magic}}", "{outcome: any}"),
+            OK.replace(
+                "{error: {class: format, field: magic, offset: 0}}",
+                "{outcome: any}",
+            ),
             CheckError::RejectWithoutError,
         ),
         (

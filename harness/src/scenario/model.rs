@@ -549,6 +549,11 @@ pub struct ErrorExpect {
     pub class: String,
     /// The spec field path.
     pub field: String,
+    /// The byte offset of the offending field in the input the request carried (compared when
+    /// the testee speaks protocol 2; required for classes `format` and `fingerprint`, absent for
+    /// `mesh` and `query`, whose rejections carry none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 /// The mesh state after the step.

@@ -15,7 +15,7 @@ use onav::{
 
 use crate::protocol::query::{self, Args};
 use crate::protocol::wire;
-use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
+use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOLS};
 
 /// The in-process reference backend.
 #[derive(Debug, Default)]
@@ -95,9 +95,9 @@ impl Reference {
     fn answer(&mut self, req: &Request) -> Result<Reply, Reply> {
         Ok(match req {
             Request::Hello { protocol } => {
-                if *protocol != PROTOCOL_VERSION {
+                if !PROTOCOLS.contains(protocol) {
                     return Err(wire::error(format!(
-                        "protocol {protocol} not spoken; this testee speaks {PROTOCOL_VERSION}"
+                        "protocol {protocol} not spoken; this testee speaks {PROTOCOLS:?}"
                     )));
                 }
                 let features: Vec<&str> = crate::scenario::FEATURES.iter().map(|f| f.0).collect();
@@ -106,7 +106,7 @@ impl Reference {
                         "impl",
                         json!(concat!("onav-reference ", env!("CARGO_PKG_VERSION"))),
                     ),
-                    ("protocol", json!(PROTOCOL_VERSION)),
+                    ("protocol", json!(protocol)),
                     // The reference answers every op of the protocol.
                     ("ops", json!(crate::protocol::OPS)),
                     ("features", json!(features)),
