@@ -25,7 +25,7 @@ steps:
   - expect: {tile_ref: '1:0:0'}
   - add_tile: {mesh: m, tile: b, name: rb}
   - get_poly: {mesh: m, poly: ra}
-  - expect: {links: [{to: rb, kind: portal}]}
+  - expect: {links: [{to: rb, kind: portal, edge: 1, side: '+x', lo: 0, hi: 16}]}
   - snapshot: {mesh: m, mode: full, name: s}
   - expect:
       fields:
@@ -60,7 +60,7 @@ fn a_scenario_passes_and_fails_without_its_patch() {
 fn wrong_expectations_fail_with_a_message() {
     for (from, to, want) in [
         ("tile_ref: '1:0:0'", "tile_ref: '2:0:0'", "tile_ref is"),
-        ("kind: portal", "kind: internal", "links are"),
+        ("hi: 16}", "hi: 8}", "links are [portal 0x0000010000100000 edge 1 side \"+x\" lo 0.0 hi 16.0], expected [portal 0x0000010000100000 edge 1 side \"+x\" lo 0.0 hi 8.0]"),
         ("slot[2].kind: 0", "slot[2].kind: 1", "slot[2].kind is 0"),
         (
             "field: 'slot[1].generation', offset: 416}, state",

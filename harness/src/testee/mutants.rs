@@ -97,10 +97,26 @@ pub const RULE_MUTANTS: &[(Rule, &str, &[&str])] = &[
         "nested-offsets-relative",
         &["snapshot/n_inline-tile-invalid", "meshfile/n_tile-invalid"],
     ),
-    (Rule::SwapLinkEnd, "swap-link-end", &[]),
-    (Rule::SwapPortalLoHi, "swap-portal-lo-hi", &[]),
-    (Rule::ZeroLinkEdge, "zero-link-edge", &[]),
-    (Rule::PortalSideOpposite, "portal-side-opposite", &[]),
+    (
+        Rule::SwapLinkEnd,
+        "swap-link-end",
+        &["navmesh/y_off-mesh-link-landings"],
+    ),
+    (
+        Rule::SwapPortalLoHi,
+        "swap-portal-lo-hi",
+        &["navmesh/y_stitch-four-sides"],
+    ),
+    (
+        Rule::ZeroLinkEdge,
+        "zero-link-edge",
+        &["navmesh/y_stitch-internal-links"],
+    ),
+    (
+        Rule::PortalSideOpposite,
+        "portal-side-opposite",
+        &["navmesh/y_stitch-four-sides"],
+    ),
     (
         Rule::FingerprintFieldTilePrefixed,
         "fingerprint-field-tile-prefixed",
@@ -556,10 +572,6 @@ mod tests {
 
     /// Rule mutants no case catches yet: the cases that pin their rules are still to be written.
     const PENDING: &[&str] = &[
-        "swap-link-end",
-        "swap-portal-lo-hi",
-        "zero-link-edge",
-        "portal-side-opposite",
         "area-check-after-ref",
         "position-before-digest",
         "no-free-slot-before-position",
