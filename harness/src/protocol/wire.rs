@@ -151,15 +151,16 @@ pub fn mesh_error_kind(e: &MeshError) -> &'static str {
 }
 
 /// The reply to a failed mesh operation. A tile whose settings digest differs from the mesh's is
-/// a fingerprint error (seed: "any mismatch … is a fingerprint error"): class `fingerprint`, field
-/// `params.settings_digest` (the digest's path in the tile argument), offset 40. Every other
-/// failure is class `mesh` with `field` naming its kind ([`mesh_error_kind`]) and no offset.
+/// a fingerprint error (seed: "any mismatch … is a fingerprint error"), with onav's own field path
+/// and offset: `params.settings_digest` at 40, the digest's place in the tile argument
+/// (`navmesh-format.md` R7.1). Every other failure is class `mesh` with `field` naming its kind
+/// ([`mesh_error_kind`]) and no offset.
 pub fn mesh_rejected(e: &MeshError) -> Reply {
     match e {
-        MeshError::Fingerprint(_) => Reply::Rejected {
+        MeshError::Fingerprint(f) => Reply::Rejected {
             class: "fingerprint".into(),
-            field: "params.settings_digest".into(),
-            offset: Some(TILE_DIGEST_OFFSET),
+            field: f.field.clone(),
+            offset: f.offset,
             message: e.to_string(),
         },
         _ => Reply::Rejected {
@@ -170,9 +171,6 @@ pub fn mesh_rejected(e: &MeshError) -> Reply {
         },
     }
 }
-
-/// Offset of the settings digest in a tile (`ONTL`): header 8, origin 24, tile size 8.
-pub const TILE_DIGEST_OFFSET: u64 = 40;
 
 /// `rejected` / `mesh` / `invalid_poly_ref` for a reference no polygon can have (0, or a
 /// generation of 0): onav cannot even represent it, but the answer is the same as for any other
@@ -269,7 +267,7 @@ mod tests {
         let d = crate::files::decode::decode(&other.tiles()[0].to_bytes());
         assert_eq!(
             d.field("params.settings_digest").unwrap().offset,
-            TILE_DIGEST_OFFSET
+            40 // header 8, origin 24, tile size 8 (`navmesh-format.md` §3.1)
         );
     }
 }
