@@ -258,11 +258,38 @@ pub fn ref_to_hex(v: u64) -> String {
     format!("0x{v:016x}")
 }
 
-/// Parses `0x` and 1 to 16 hex digits.
+/// Parses `0x` (lower-case x) and 1 to 16 hex digits of either case, nothing else: no `0X`, no
+/// sign (which `from_str_radix` would take), no space (`spec/conformance.md` §6.3).
 pub fn ref_from_hex(s: &str) -> Option<u64> {
     let h = s.strip_prefix("0x")?;
-    if h.is_empty() || h.len() > 16 {
+    if h.is_empty() || h.len() > 16 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     u64::from_str_radix(h, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `spec/conformance.md` §6.3: `0x`, 1 to 16 hex digits of either case, nothing else.
+    #[test]
+    fn references_read_only_their_one_syntax() {
+        assert_eq!(ref_from_hex("0x1"), Some(1));
+        assert_eq!(ref_from_hex("0xABCdef"), Some(0xabcdef));
+        assert_eq!(ref_from_hex("0xffffffffffffffff"), Some(u64::MAX));
+        for bad in [
+            "0X1",
+            "0x+1",
+            "0x-1",
+            "0x 1",
+            "0x",
+            "1",
+            "0x10000000000000000",
+            "0x1 ",
+        ] {
+            assert_eq!(ref_from_hex(bad), None, "{bad}");
+        }
+        assert_eq!(ref_to_hex(1), "0x0000000000000001");
+    }
 }

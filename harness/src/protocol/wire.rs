@@ -172,6 +172,40 @@ pub fn mesh_rejected(e: &MeshError) -> Reply {
     }
 }
 
+/// A float on the wire (`spec/conformance.md` §6.3): a finite value as a JSON number, and the
+/// strings `"inf"`, `"-inf"` and `"nan"` for the values JSON has no number for (a cost past the
+/// binary64 range, a NaN from ∞ × 0). serde_json would write all three as `null`.
+pub fn float(x: f64) -> Value {
+    if x.is_finite() {
+        Value::from(x)
+    } else if x.is_nan() {
+        Value::from("nan")
+    } else if x > 0.0 {
+        Value::from("inf")
+    } else {
+        Value::from("-inf")
+    }
+}
+
+/// Floats on the wire, each as [`float`].
+pub fn floats(xs: &[f64]) -> Value {
+    Value::Array(xs.iter().map(|&x| float(x)).collect())
+}
+
+/// Reads a float of the wire form of [`float`]: a JSON number or one of the three strings.
+pub fn float_from(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `rejected` / `mesh` / `invalid_poly_ref` for a reference no polygon can have (0, or a
 /// generation of 0): onav cannot even represent it, but the answer is the same as for any other
 /// invalid reference.
@@ -269,5 +303,23 @@ mod tests {
             d.field("params.settings_digest").unwrap().offset,
             40 // header 8, origin 24, tile size 8 (`navmesh-format.md` §3.1)
         );
+    }
+
+    #[test]
+    fn non_finite_floats_have_a_wire_form_and_read_back() {
+        for (x, w) in [
+            (f64::INFINITY, "\"inf\""),
+            (f64::NEG_INFINITY, "\"-inf\""),
+            (f64::NAN, "\"nan\""),
+            (-0.0, "-0.0"),
+            (0.30000000000000004, "0.30000000000000004"),
+        ] {
+            let v = float(x);
+            assert_eq!(v.to_string(), w);
+            let back = float_from(&v).unwrap();
+            assert!(back.to_bits() == x.to_bits() || (x.is_nan() && back.is_nan()));
+        }
+        assert_eq!(float_from(&Value::from("Infinity")), None);
+        assert_eq!(float_from(&Value::Null), None);
     }
 }
