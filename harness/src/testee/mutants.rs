@@ -81,6 +81,14 @@ pub enum Rule {
     ReplaceNeedsFreeSlot,
     /// `remove_tile` ignores the polygon bits of its reference.
     RemoveIgnoresPolygonBits,
+    /// A tile on layer 255 is refused (T4 read as `< 255`).
+    Layer255Rejected,
+    /// A mesh of 1 048 575 slots is refused (P5 read as `< 1 048 575`).
+    SlotsMaxRejected,
+    /// A subnormal tile size is refused (P3 read as "normal and > 0").
+    SubnormalSizeRejected,
+    /// Area 63 is refused (R12 read as `< 63`).
+    Area63Rejected,
 }
 
 /// Every rule mutant: its name, what it breaks, and the cases that must catch it.
@@ -171,6 +179,26 @@ pub const RULE_MUTANTS: &[(Rule, &str, &[&str])] = &[
         Rule::RemoveIgnoresPolygonBits,
         "remove-ignores-polygon-bits",
         &["navmesh/n_remove-with-polygon-bits"],
+    ),
+    (
+        Rule::Layer255Rejected,
+        "layer-255-rejected",
+        &["tile/y_layer-255"],
+    ),
+    (
+        Rule::SlotsMaxRejected,
+        "slots-max-rejected",
+        &["navmesh/y_new-mesh-slot-count-max"],
+    ),
+    (
+        Rule::SubnormalSizeRejected,
+        "subnormal-size-rejected",
+        &["navmesh/y_new-mesh-tile-size-subnormal"],
+    ),
+    (
+        Rule::Area63Rejected,
+        "area-63-rejected",
+        &["navmesh/y_area-flags-edits"],
     ),
 ];
 
@@ -381,6 +409,16 @@ fn mesh_rejection(field: &str) -> Reply {
     }
 }
 
+/// A `format` rejection of `field` at `offset`.
+fn format_rejection(field: &str, offset: u64) -> Reply {
+    Reply::Rejected {
+        class: "format".into(),
+        field: field.into(),
+        offset: Some(offset),
+        message: format!("mutant: {field}"),
+    }
+}
+
 /// A tile position: column, row, layer.
 type Position = (i64, i64, u64);
 
@@ -414,25 +452,28 @@ impl<B: Backend> Mutant<B> {
     /// The positions of the tiles of a mesh and its count of free slots, from its Full snapshot.
     fn mesh_positions(&mut self, mesh: &Value) -> Option<(Vec<Position>, usize)> {
         let b = self.mesh_snapshot(mesh)?;
-        let d = decode(&b);
+        // One pass over the decoded fields (a mesh may have 1 048 575 slots): a slot's `kind`
+        // comes before its tile's position fields.
         let mut positions = Vec::new();
         let mut free = 0;
-        for i in 0.. {
-            let Some(kind) = d.field(&format!("slot[{i}].kind")) else {
-                break;
-            };
-            if kind.value == DValue::U(0) {
-                free += 1;
+        let (mut column, mut row) = (None, None);
+        for f in decode(&b).fields {
+            let Some(rest) = f.path.strip_prefix("slot[") else {
                 continue;
-            }
-            let get = |k: &str| {
-                d.field(&format!("slot[{i}].tile.position.{k}"))
-                    .map(|f| &f.value)
             };
-            if let (Some(DValue::I(c)), Some(DValue::I(r)), Some(DValue::U(l))) =
-                (get("column"), get("row"), get("layer"))
-            {
-                positions.push((*c, *r, *l));
+            let Some((_, key)) = rest.split_once("].") else {
+                continue;
+            };
+            match (key, &f.value) {
+                ("kind", DValue::U(0)) => free += 1,
+                ("tile.position.column", DValue::I(c)) => column = Some(*c),
+                ("tile.position.row", DValue::I(r)) => row = Some(*r),
+                ("tile.position.layer", DValue::U(l)) => {
+                    if let (Some(c), Some(r)) = (column.take(), row.take()) {
+                        positions.push((c, r, *l));
+                    }
+                }
+                _ => {}
             }
         }
         Some((positions, free))
@@ -484,6 +525,39 @@ impl<B: Backend> Mutant<B> {
                         return Ok(mesh_rejection("params_mismatch"));
                     }
                 }
+            }
+            (
+                Rule::Layer255Rejected,
+                Request::TileRoundtrip { tile }
+                | Request::ContentId { tile }
+                | Request::AddTile { tile, .. }
+                | Request::ReplaceTile { tile, .. },
+            ) if wire::unb64("tile", tile)
+                .ok()
+                .and_then(|b| tile_position(&b))
+                .is_some_and(|(_, _, layer)| layer == 255) =>
+            {
+                return Ok(format_rejection("position.layer", 80));
+            }
+            (Rule::SlotsMaxRejected | Rule::SubnormalSizeRejected, Request::NewMesh { params }) => {
+                // The 68-byte block: origin 0..24, tile size 24..32, slot count 32..36; a file
+                // places it at 8.
+                let b = wire::unb64("params", params).unwrap_or_default();
+                let size = b
+                    .get(24..32)
+                    .map(|x| f64::from_le_bytes(x.try_into().unwrap()));
+                let slots = b
+                    .get(32..36)
+                    .map(|x| u32::from_le_bytes(x.try_into().unwrap()));
+                if rule == Rule::SlotsMaxRejected && slots == Some(1_048_575) {
+                    return Ok(format_rejection("params.slot_count", 40));
+                }
+                if rule == Rule::SubnormalSizeRejected && size.is_some_and(f64::is_subnormal) {
+                    return Ok(format_rejection("params.tile_size", 32));
+                }
+            }
+            (Rule::Area63Rejected, Request::SetPolyArea { area: 63, .. }) => {
+                return Ok(mesh_rejection("area_out_of_range"));
             }
             (Rule::NoTileFirst, Request::ReplaceTile { mesh, tile }) => {
                 let pos = wire::unb64("tile", tile)
