@@ -37,7 +37,7 @@ pub enum MutantKind {
     CrashOnOp(u32),
     /// `hang-on:OP` (`hang` is `hang-on:snapshot`): never answers op OP (and so nothing after it).
     Hang(String),
-    /// One of the [`RULE_MUTANTS`], by name.
+    /// One of the rule mutants (`RULE_MUTANTS`), by name.
     Rule(Rule),
 }
 
