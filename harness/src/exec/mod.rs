@@ -46,14 +46,24 @@ fn harness<T>(m: impl Into<String>) -> R<T> {
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
     Ok(Map<String, Value>),
-    Rejected { class: String, field: String },
+    /// Rejected with a class, a field and, when the reply carried one, the byte offset.
+    Rejected {
+        class: String,
+        field: String,
+        offset: Option<u64>,
+    },
 }
 
 impl Outcome {
     fn describe(&self) -> String {
         match self {
             Outcome::Ok(_) => "accepted".into(),
-            Outcome::Rejected { class, field } => format!("rejected ({class}, {field})"),
+            Outcome::Rejected {
+                class,
+                field,
+                offset: Some(at),
+            } => format!("rejected ({class}, {field} at {at})"),
+            Outcome::Rejected { class, field, .. } => format!("rejected ({class}, {field})"),
         }
     }
 
@@ -274,3 +284,7 @@ pub fn without_corruptions(s: &Scenario) -> Option<Scenario> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "offsets_tests.rs"]
+mod offsets_tests;

@@ -52,7 +52,16 @@ impl Exec<'_> {
         }
         let out = match self.backend.call(req) {
             Ok(Reply::Ok { fields }) => Outcome::Ok(fields),
-            Ok(Reply::Rejected { class, field, .. }) => Outcome::Rejected { class, field },
+            Ok(Reply::Rejected {
+                class,
+                field,
+                offset,
+                ..
+            }) => Outcome::Rejected {
+                class,
+                field,
+                offset,
+            },
             Ok(Reply::Unsupported {}) => {
                 return Err(Stop(Status::Unsupported, format!("{op} is unsupported")))
             }
@@ -77,7 +86,14 @@ impl Exec<'_> {
         let out = self.call(req)?;
         let line = match &out {
             Outcome::Ok(f) => format!("{} ok {}", req.op(), digest_fields(f)),
-            Outcome::Rejected { class, field } => format!("{} rejected {class} {field}", req.op()),
+            Outcome::Rejected {
+                class,
+                field,
+                offset,
+            } => match offset {
+                Some(at) => format!("{} rejected {class} {field} {at}", req.op()),
+                None => format!("{} rejected {class} {field}", req.op()),
+            },
         };
         self.run.trace.push(line);
         Ok(out)

@@ -178,6 +178,24 @@ pub enum StepError {
     /// `error` with an `outcome` other than `rejected`.
     #[error("error implies outcome: rejected")]
     ErrorNotRejected,
+    /// An error class that does not exist.
+    #[error("error class {class:?} is not format, fingerprint, mesh or query")]
+    ErrorClass {
+        /// The class.
+        class: String,
+    },
+    /// A `format` or `fingerprint` error without its offset.
+    #[error("a {class} error states its offset (spec/conformance.md §6.4.1)")]
+    OffsetNeeded {
+        /// The class.
+        class: String,
+    },
+    /// A `mesh` or `query` error with an offset: such rejections carry none.
+    #[error("a {class} rejection carries no offset")]
+    OffsetNotCarried {
+        /// The class.
+        class: String,
+    },
     /// `state: unchanged` after a step that acts on no mesh.
     #[error("{step} has no mesh state before it")]
     NoStateBefore {
@@ -195,6 +213,22 @@ pub enum StepError {
     LinkKind {
         /// The kind.
         kind: String,
+    },
+    /// A link expectation without every field of its kind, or with another kind's.
+    #[error("a {kind} link states exactly {needs} (navmesh-format.md K2)")]
+    LinkFields {
+        /// The kind.
+        kind: String,
+        /// The fields it needs.
+        needs: &'static str,
+    },
+    /// A side or an end that is not one of the names.
+    #[error("{value:?} is not a {what}")]
+    LinkValue {
+        /// `side` or `end`.
+        what: &'static str,
+        /// The value.
+        value: String,
     },
     /// A golden label of other characters.
     #[error("golden label {label:?}: use a-z, 0-9, '-' and '_'")]
@@ -507,6 +541,15 @@ impl Checker {
         if e.error.is_some() && e.outcome.is_some_and(|o| o != OutcomeKind::Rejected) {
             return Err(StepError::ErrorNotRejected);
         }
+        if let Some(err) = &e.error {
+            let class = err.class.clone();
+            match (err.class.as_str(), err.offset) {
+                ("format" | "fingerprint", None) => return Err(StepError::OffsetNeeded { class }),
+                ("mesh" | "query", Some(_)) => return Err(StepError::OffsetNotCarried { class }),
+                ("format" | "fingerprint" | "mesh" | "query", _) => {}
+                _ => return Err(StepError::ErrorClass { class }),
+            }
+        }
         if e.state.is_some() || e.same_state.is_some() {
             self.implied.insert("links");
             let acts_on_mesh = prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
@@ -529,11 +572,7 @@ impl Checker {
         }
         for l in e.links.iter().flatten() {
             scope.want_ref(&l.to)?;
-            if !["internal", "portal", "to_off_mesh", "from_off_mesh"].contains(&l.kind.as_str()) {
-                return Err(StepError::LinkKind {
-                    kind: l.kind.clone(),
-                });
-            }
+            link_fields(l)?;
         }
         if let Some(g) = &e.golden {
             if !valid_label(g) {
@@ -747,6 +786,57 @@ impl Checker {
         }
         Ok(())
     }
+}
+
+/// A link expectation states every field of its kind and no other.
+fn link_fields(l: &LinkExpect) -> Result<(), StepError> {
+    let have = (
+        l.edge.is_some(),
+        l.side.is_some(),
+        l.lo.is_some() && l.hi.is_some(),
+        l.lo.is_some() || l.hi.is_some(),
+        l.end.is_some(),
+    );
+    let (ok, needs) = match l.kind.as_str() {
+        "internal" => (have == (true, false, false, false, false), "edge"),
+        "portal" => (
+            have == (true, true, true, true, false),
+            "edge, side, lo and hi",
+        ),
+        "to_off_mesh" | "from_off_mesh" => (have == (false, false, false, false, true), "end"),
+        _ => {
+            return Err(StepError::LinkKind {
+                kind: l.kind.clone(),
+            })
+        }
+    };
+    if !ok {
+        return Err(StepError::LinkFields {
+            kind: l.kind.clone(),
+            needs,
+        });
+    }
+    if let Some(side) = l
+        .side
+        .as_ref()
+        .filter(|s| !["+x", "+z", "-x", "-z"].contains(&s.as_str()))
+    {
+        return Err(StepError::LinkValue {
+            what: "side (+x, +z, -x, -z)",
+            value: side.clone(),
+        });
+    }
+    if let Some(end) = l
+        .end
+        .as_ref()
+        .filter(|e| !["start", "end"].contains(&e.as_str()))
+    {
+        return Err(StepError::LinkValue {
+            what: "link end (start, end)",
+            value: end.clone(),
+        });
+    }
+    Ok(())
 }
 
 fn patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), StepError> {

@@ -549,6 +549,11 @@ pub struct ErrorExpect {
     pub class: String,
     /// The spec field path.
     pub field: String,
+    /// The byte offset of the offending field in the input the request carried (compared when
+    /// the testee speaks protocol 2; required for classes `format` and `fingerprint`, absent for
+    /// `mesh` and `query`, whose rejections carry none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 /// The mesh state after the step.
@@ -559,14 +564,31 @@ pub enum StateExpect {
     Unchanged,
 }
 
-/// An expected link of `get_poly`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// An expected link of `get_poly`: every field of its kind (`navmesh-format.md` K2), checked at
+/// load: `edge` for `internal`; `edge`, `side`, `lo` and `hi` for `portal`; `end` for
+/// `to_off_mesh` and `from_off_mesh`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkExpect {
     /// The target polygon (a reference).
     pub to: String,
     /// `internal`, `portal`, `to_off_mesh` or `from_off_mesh`.
     pub kind: String,
+    /// The source polygon's edge (internal and portal links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<u8>,
+    /// The cell side of a portal link: `+x`, `+z`, `-x` or `-z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    /// The start of a portal link's overlap along the side's axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lo: Option<Exact>,
+    /// The end of a portal link's overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hi: Option<Exact>,
+    /// Which end of the off-mesh link: `start` or `end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
 }
 
 /// `expect`: checks on the outcome and output of the step just before it. Without `outcome`

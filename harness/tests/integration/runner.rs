@@ -533,7 +533,7 @@ fn fail_lines_put_golden_mismatches_first_and_name_file_step_and_anchors() {
         &wrong,
         "schema: 1\nid: meshfile/n_a-wrong-expectation\ntitle: Fails on purpose\nclass: reject\n\
          spec: [navmesh-format.md#t1]\nfeatures: [tile]\nsteps:\n  - bytes: {name: b, hex: '00'}\n\
-         \n  - parse_tile: {tile: b}\n  - expect: {error: {class: format, field: 'version'}}\n",
+         \n  - parse_tile: {tile: b}\n  - expect: {error: {class: format, field: 'version', offset: 4}}\n",
     )
     .unwrap();
     let golden_case = t.0.join("scenarios/navmesh/y_snapshot-bytes.yaml");
