@@ -15,6 +15,8 @@ mod raycast;
 mod straight;
 
 #[cfg(test)]
+mod dump_tests;
+#[cfg(test)]
 mod fixtures;
 #[cfg(test)]
 mod query_tests;
