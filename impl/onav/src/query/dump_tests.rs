@@ -155,8 +155,24 @@ fn centroid(m: &TiledNavMesh, r: PolyRef) -> Option<Vec3> {
     Some([0, 1, 2].map(|k| v.iter().map(|p| p[k]).sum::<f64>() / n))
 }
 
-/// Runs one case and appends every answer to `out`.
-fn case(q: &NavMeshQuery<'_>, w: &WorldSpec, rng: &mut Rng, out: &mut String, n: &mut [u64; 8]) {
+/// Buffers the `_into` calls reuse from case to case.
+#[derive(Default)]
+struct Buffers {
+    corridor: Vec<PolyRef>,
+    points: Vec<StraightPoint>,
+    visited: Vec<PolyRef>,
+}
+
+/// Runs one case and appends every answer to `out`. Each query runs twice, with the owned
+/// result and `_into` on the query's reused scratch and `buf`, which must agree.
+fn case(
+    q: &mut NavMeshQuery<'_>,
+    w: &WorldSpec,
+    rng: &mut Rng,
+    out: &mut String,
+    n: &mut [u64; 8],
+    buf: &mut Buffers,
+) {
     let m = q.mesh();
     let size = [
         f64::from(w.columns) * w.tile_size,
@@ -227,6 +243,15 @@ fn case(q: &NavMeshQuery<'_>, w: &WorldSpec, rng: &mut Rng, out: &mut String, n:
         }
     };
     let p = q.find_path(sa.0, sb.0, sa.1, sb.1, &f);
+    let pi = q.find_path_into(sa.0, sb.0, sa.1, sb.1, &f, &mut buf.corridor);
+    match (&p, pi) {
+        (Ok(p), Ok(s)) => assert_eq!(
+            (&p.corridor, p.status, p.cost),
+            (&buf.corridor, s.status, s.cost)
+        ),
+        (Err(e), Err(f)) => assert_eq!((e, buf.corridor.len()), (&f, 0)),
+        (p, pi) => panic!("{p:?} vs {pi:?}"),
+    }
     let _ = writeln!(out, "P {p:?}");
     n[1] += 1;
     let corridor = match &p {
@@ -248,6 +273,12 @@ fn case(q: &NavMeshQuery<'_>, w: &WorldSpec, rng: &mut Rng, out: &mut String, n:
         },
     ] {
         let s = q.find_straight_path(sa.1, sb.1, &corridor, options);
+        let si = q.find_straight_path_into(sa.1, sb.1, &corridor, options, &mut buf.points);
+        match (&s, si) {
+            (Ok(s), Ok(())) => assert_eq!(s, &buf.points),
+            (Err(e), Err(f)) => assert_eq!((e, buf.points.len()), (&f, 0)),
+            (s, si) => panic!("{s:?} vs {si:?}"),
+        }
         let _ = writeln!(out, "S {s:?}");
         n[2] += 1;
     }
@@ -263,6 +294,15 @@ fn case(q: &NavMeshQuery<'_>, w: &WorldSpec, rng: &mut Rng, out: &mut String, n:
     };
     let end = if rng.below(3) == 0 { point(rng) } else { sb.1 };
     let r = q.raycast(sa.0, sa.1, end, &f, options);
+    let ri = q.raycast_into(sa.0, sa.1, end, &f, options, &mut buf.visited);
+    match (&r, ri) {
+        (Ok(h), Ok(s)) => assert_eq!(
+            (h.t, h.stop, &h.visited, h.cost),
+            (s.t, s.stop, &buf.visited, s.cost)
+        ),
+        (Err(e), Err(f)) => assert_eq!((e, buf.visited.len()), (&f, 0)),
+        (r, ri) => panic!("{r:?} vs {ri:?}"),
+    }
     if let Ok(h) = &r {
         n[5] += u64::from(h.stop == RaycastStop::Reached);
     }
@@ -282,10 +322,14 @@ fn query_dump() {
     for (i, w) in worlds().iter().enumerate() {
         let mut rng = Rng(0x5eed ^ i as u64);
         let m = mesh(w, &mut rng);
+        let mut queries: Vec<NavMeshQuery<'_>> = [1, 3, 8, 64, 2048, 2048, 2048, 2048]
+            .iter()
+            .map(|&nodes| NavMeshQuery::new(&m, nodes).expect("pool size"))
+            .collect();
+        let mut buffers = Buffers::default();
         for _ in 0..cases {
-            let nodes = rng.pick(&[1, 3, 8, 64, 2048, 2048, 2048, 2048]);
-            let q = NavMeshQuery::new(&m, nodes).expect("pool size");
-            case(&q, w, &mut rng, &mut out, &mut counts);
+            let q = &mut queries[rng.below(8) as usize];
+            case(q, w, &mut rng, &mut out, &mut counts, &mut buffers);
         }
     }
     let digest = Sha256::digest(out.as_bytes());

@@ -1,7 +1,7 @@
 //! `find_nearest_poly` (`spec/queries.md` §3).
 
 use super::geom::dist2_3;
-use super::{finite, Ground, InvalidInput, NavMeshQuery, QueryError, QueryFilter};
+use super::{finite, InvalidInput, NavMeshQuery, QueryError, QueryFilter};
 use crate::geom::{closest_point_on_poly_xz, Vec3};
 use crate::ids::{PolyIndex, PolyRef, TileRef};
 use crate::tile::NavTile;
@@ -67,8 +67,11 @@ impl NavMeshQuery<'_> {
                 if !filter.passes(self.mesh, pr) {
                     continue;
                 }
-                let g = Ground { tile, poly };
-                let (corners, n) = g.corners();
+                let mut corners = [[0.0; 3]; 6];
+                let n = poly.verts().len();
+                for (c, &v) in corners.iter_mut().zip(poly.verts()) {
+                    *c = tile.vertices()[v as usize];
+                }
                 let (q, edge) = closest_point_on_poly_xz(&center, &corners[..n]);
                 let Some(h) = tile.poly_height(index, &q) else {
                     continue;

@@ -2,9 +2,10 @@
 //! polygon, with off-mesh links taken in their direction only.
 
 use super::geom::{dist3, midpoint};
-use super::pool::{Node, NodeKey, NodePool, OpenList, NO_PARENT};
+use super::pool::{Node, NodeKey, NO_PARENT};
 use super::portal::{edge_portal, link_point, opposite};
-use super::{finite, NavMeshQuery, QueryError, QueryFilter};
+use super::view::resolve;
+use super::{finite, NavMeshQuery, QueryError, QueryFilter, Scratch};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
 use crate::stitch::{LinkEnd, LinkKind};
@@ -37,6 +38,16 @@ pub struct PathResult {
     pub cost: f64,
 }
 
+/// The summary of [`NavMeshQuery::find_path_into`]: the answer without the corridor, which goes
+/// into the caller's buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathSummary {
+    /// Complete, partial or out of nodes.
+    pub status: PathStatus,
+    /// The cost g of the corridor's last node.
+    pub cost: f64,
+}
+
 /// State of a ground node.
 const GROUND: u8 = 0;
 
@@ -57,21 +68,77 @@ impl NavMeshQuery<'_> {
         end_pos: Vec3,
         filter: &QueryFilter,
     ) -> Result<PathResult, QueryError> {
-        self.ground(start_ref, "start_ref")?;
+        let mut corridor = Vec::new();
+        let s = self.search(
+            start_ref,
+            end_ref,
+            start_pos,
+            end_pos,
+            filter,
+            &mut Scratch::default(),
+            &mut corridor,
+        )?;
+        Ok(PathResult {
+            corridor,
+            status: s.status,
+            cost: s.cost,
+        })
+    }
+
+    /// [`NavMeshQuery::find_path`] writing the corridor into `corridor` (cleared first; left empty
+    /// on an error), with the node pool in the query's scratch: a call allocates nothing once the
+    /// corridor and the scratch have the capacity it needs.
+    pub fn find_path_into(
+        &mut self,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        corridor: &mut Vec<PolyRef>,
+    ) -> Result<PathSummary, QueryError> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let r = self.search(
+            start_ref,
+            end_ref,
+            start_pos,
+            end_pos,
+            filter,
+            &mut scratch,
+            corridor,
+        );
+        self.scratch = scratch;
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        scratch: &mut Scratch,
+        corridor: &mut Vec<PolyRef>,
+    ) -> Result<PathSummary, QueryError> {
+        corridor.clear();
+        let start_view = self.ground(start_ref, "start_ref")?.view();
         self.ground(end_ref, "end_ref")?;
         finite(&start_pos, "start_pos")?;
         finite(&end_pos, "end_pos")?;
         let mesh = self.mesh;
         if start_ref == end_ref {
-            return Ok(PathResult {
-                corridor: vec![start_ref],
+            corridor.push(start_ref);
+            return Ok(PathSummary {
                 status: PathStatus::Complete,
-                cost: dist3(&start_pos, &end_pos) * filter.poly_cost(mesh, start_ref),
+                cost: dist3(&start_pos, &end_pos) * filter.cost_of(&start_view),
             });
         }
 
-        let mut pool = NodePool::new(self.max_nodes);
-        let mut open = OpenList::default();
+        let Scratch { pool, open, .. } = scratch;
+        pool.reset(self.max_nodes);
+        open.clear();
         let start = pool
             .add(Node {
                 key: (start_ref, GROUND),
@@ -82,11 +149,11 @@ impl NavMeshQuery<'_> {
                 closed: false,
             })
             .expect("a pool holds at least one node");
-        open.push(&pool, start);
+        open.push(pool, start);
         let mut out_of_nodes = false;
         let mut reached = None;
 
-        while let Some(cur) = open.pop(&mut pool) {
+        while let Some(cur) = open.pop(pool) {
             let n = *pool.get(cur);
             let (poly, state) = n.key;
             if poly == end_ref {
@@ -94,16 +161,14 @@ impl NavMeshQuery<'_> {
                 break;
             }
             let parent_key = (n.parent != NO_PARENT).then(|| pool.get(n.parent).key);
-            let cost_here = filter.poly_cost(mesh, poly);
-            let ground = if state == GROUND {
-                self.ground(poly, "corridor").ok()
-            } else {
-                None
-            };
-            let Some(links) = mesh.links(poly) else {
+            // Every node's polygon was valid when it was created, and the mesh does not change
+            // during the search.
+            let Some(here) = resolve(mesh, poly) else {
                 continue;
             };
-            for link in links {
+            let cost_here = filter.cost_of(&here);
+            let ground = if state == GROUND { here.ground() } else { None };
+            for link in here.links {
                 let target = link.target;
                 // The neighbour's key and, for a new node, how to place it.
                 let key: NodeKey = match (state, link.kind) {
@@ -124,41 +189,43 @@ impl NavMeshQuery<'_> {
                     }
                     _ => continue,
                 };
-                if Some(key) == parent_key || !filter.passes(mesh, target) {
+                if Some(key) == parent_key {
                     continue;
                 }
+                let Some(there) = resolve(mesh, target).filter(|v| filter.passes_view(v)) else {
+                    continue;
+                };
                 let existing = pool.find(&key);
                 let q = match existing {
                     Some(i) => pool.get(i).pos,
-                    None => {
-                        let p = match link.kind {
-                            LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
-                                let Some(g) = ground.as_ref() else { continue };
-                                let Some((l, r)) = edge_portal(g, &link.kind) else {
+                    None => match link.kind {
+                        LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
+                            let Some(g) = ground.as_ref() else { continue };
+                            let Some((l, r)) = edge_portal(g, &link.kind) else {
+                                continue;
+                            };
+                            midpoint(&l, &r)
+                        }
+                        LinkKind::ToOffMesh { end } => match there.off_mesh_link() {
+                            Some(l) => {
+                                if end == LinkEnd::End
+                                    && l.direction != LinkDirection::Bidirectional
+                                {
                                     continue;
-                                };
-                                midpoint(&l, &r)
-                            }
-                            LinkKind::ToOffMesh { end } => match link_point(mesh, target, end) {
-                                Some((p, dir)) => {
-                                    if end == LinkEnd::End && dir != LinkDirection::Bidirectional {
-                                        continue;
-                                    }
-                                    p
                                 }
-                                None => continue,
-                            },
-                            LinkKind::FromOffMesh { end } => match link_point(mesh, poly, end) {
-                                Some((p, _)) => p,
-                                None => continue,
-                            },
-                        };
-                        p
-                    }
+                                link_point(l, end)
+                            }
+                            None => continue,
+                        },
+                        LinkKind::FromOffMesh { end } => match here.off_mesh_link() {
+                            Some(l) => link_point(l, end),
+                            None => continue,
+                        },
+                    },
                 };
                 let step = dist3(&n.pos, &q) * cost_here;
                 let (g, h) = if key == (end_ref, GROUND) {
-                    let last = dist3(&q, &end_pos) * filter.poly_cost(mesh, target);
+                    let last = dist3(&q, &end_pos) * filter.cost_of(&there);
                     (n.g + step + last, 0.0)
                 } else {
                     (n.g + step, dist3(&q, &end_pos) * HEURISTIC_SCALE)
@@ -192,7 +259,7 @@ impl NavMeshQuery<'_> {
                         }
                     },
                 };
-                open.push(&pool, node);
+                open.push(pool, node);
             }
         }
 
@@ -218,7 +285,6 @@ impl NavMeshQuery<'_> {
                 (best.2, status)
             }
         };
-        let mut corridor = Vec::new();
         let mut i = last;
         while i != NO_PARENT && corridor.len() < pool.nodes().len() {
             let m = pool.get(i);
@@ -226,8 +292,7 @@ impl NavMeshQuery<'_> {
             i = m.parent;
         }
         corridor.reverse();
-        Ok(PathResult {
-            corridor,
+        Ok(PathSummary {
             status,
             cost: pool.get(last).g,
         })

@@ -54,7 +54,9 @@ impl Hasher for KeyHasher {
 #[allow(clippy::disallowed_types)]
 type NodeIndex = std::collections::HashMap<NodeKey, u32, BuildHasherDefault<KeyHasher>>;
 
-/// The pool: at most `max` nodes.
+/// The pool: at most `max` nodes. Reset keeps the memory, so a search after a first one of the
+/// same size allocates nothing.
+#[derive(Default)]
 pub(crate) struct NodePool {
     nodes: Vec<Node>,
     index: NodeIndex,
@@ -62,13 +64,11 @@ pub(crate) struct NodePool {
 }
 
 impl NodePool {
-    pub fn new(max: u32) -> Self {
-        let guess = (max as usize).min(1024);
-        Self {
-            nodes: Vec::with_capacity(guess),
-            index: NodeIndex::with_capacity_and_hasher(guess, BuildHasherDefault::default()),
-            max: max as usize,
-        }
+    /// An empty pool for a search of at most `max` nodes.
+    pub fn reset(&mut self, max: u32) {
+        self.nodes.clear();
+        self.index.clear();
+        self.max = max as usize;
     }
 
     /// The node with this key, if it exists.
@@ -136,6 +136,11 @@ impl Ord for Entry {
 pub(crate) struct OpenList(BinaryHeap<Reverse<Entry>>);
 
 impl OpenList {
+    /// Empties the list, keeping its memory.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
     pub fn push(&mut self, pool: &NodePool, node: u32) {
         let n = pool.get(node);
         self.0.push(Reverse(Entry {
@@ -181,7 +186,8 @@ mod tests {
 
     #[test]
     fn pops_least_f_then_ref_and_skips_stale_entries() {
-        let mut pool = NodePool::new(8);
+        let mut pool = NodePool::default();
+        pool.reset(8);
         let mut open = OpenList::default();
         for (p, f) in [(3, 2.0), (1, 2.0), (2, 5.0), (0, 3.0)] {
             let i = pool.add(node(p, f)).unwrap();
@@ -200,7 +206,8 @@ mod tests {
 
     #[test]
     fn pool_is_bounded() {
-        let mut pool = NodePool::new(2);
+        let mut pool = NodePool::default();
+        pool.reset(2);
         assert!(pool.add(node(0, 0.0)).is_some());
         assert!(pool.add(node(1, 0.0)).is_some());
         assert!(pool.add(node(2, 0.0)).is_none());

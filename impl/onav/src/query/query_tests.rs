@@ -847,6 +847,9 @@ fn world_point(u: f64, v: f64, layer: u32) -> Vec3 {
 /// link polygon is boarded at the end its `ToOffMesh` link names and left at the other end.
 fn corridor_linked(mesh: &crate::TiledNavMesh, c: &[PolyRef]) -> bool {
     use super::portal::{boarding_end, opposite};
+    use super::view::resolve;
+    let boarding_end =
+        |before, link, after| boarding_end(&resolve(mesh, before)?, &resolve(mesh, link)?, after);
     c.windows(2).enumerate().all(|(i, w)| {
         let links = mesh.links(w[0]).unwrap();
         links.iter().any(|l| {
@@ -855,10 +858,10 @@ fn corridor_linked(mesh: &crate::TiledNavMesh, c: &[PolyRef]) -> bool {
                     LinkKind::Internal { .. } | LinkKind::Portal { .. } => true,
                     LinkKind::ToOffMesh { end } => c
                         .get(i + 2)
-                        .is_some_and(|&after| boarding_end(mesh, w[0], w[1], after) == Some(end)),
+                        .is_some_and(|&after| boarding_end(w[0], w[1], after) == Some(end)),
                     LinkKind::FromOffMesh { end } => i
                         .checked_sub(1)
-                        .and_then(|b| boarding_end(mesh, c[b], w[0], w[1]))
+                        .and_then(|b| boarding_end(c[b], w[0], w[1]))
                         .is_some_and(|board| opposite(board) == end),
                 }
         })
