@@ -10,6 +10,7 @@
 
 mod filter;
 mod geom;
+mod index;
 mod nearest;
 mod path;
 mod pool;
@@ -23,9 +24,12 @@ mod dump_tests;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
+mod nearest_tests;
+#[cfg(test)]
 mod query_tests;
 
 pub use filter::QueryFilter;
+pub(crate) use index::TileIndex;
 pub use nearest::NearestPoly;
 pub use path::{PathResult, PathStatus};
 pub use raycast::{RaycastHit, RaycastOptions, RaycastStop, RaycastSummary};

@@ -2,7 +2,7 @@
 
 use super::geom::dist2_3;
 use super::{finite, InvalidInput, NavMeshQuery, QueryError, QueryFilter};
-use crate::geom::{closest_point_on_poly_xz, Vec3};
+use crate::geom::{closest_point_on_poly_xz, dist2_xz, Vec3};
 use crate::ids::{PolyIndex, PolyRef, TileRef};
 use crate::tile::NavTile;
 
@@ -29,17 +29,6 @@ impl NavMeshQuery<'_> {
         half_extents: Vec3,
         filter: &QueryFilter,
     ) -> Result<Option<NearestPoly>, QueryError> {
-        self.nearest(center, half_extents, filter, false)
-    }
-
-    /// `find_nearest_poly`, searching every tile when `all_tiles` (tests compare both ways).
-    pub(crate) fn nearest(
-        &self,
-        center: Vec3,
-        half_extents: Vec3,
-        filter: &QueryFilter,
-        all_tiles: bool,
-    ) -> Result<Option<NearestPoly>, QueryError> {
         finite(&center, "center")?;
         finite(&half_extents, "half_extents")?;
         if half_extents.iter().any(|&h| h < 0.0) {
@@ -57,27 +46,33 @@ impl NavMeshQuery<'_> {
         ];
         let mut best: Option<(f64, NearestPoly)> = None;
         let mut visit = |r: TileRef, tile: &NavTile| {
-            for i in 0..tile.ground_poly_count() {
-                let index = PolyIndex(i);
+            let flags = tile.all_flags();
+            tile.query_index().overlapping(&bmin, &bmax, |i| {
+                if !filter.passes_flags(flags[i as usize]) {
+                    return;
+                }
                 let poly = &tile.ground_polys()[i as usize];
-                if !overlaps(tile, index, &bmin, &bmax) {
-                    continue;
-                }
-                let pr = r.poly(index);
-                if !filter.passes(self.mesh, pr) {
-                    continue;
-                }
                 let mut corners = [[0.0; 3]; 6];
                 let n = poly.verts().len();
                 for (c, &v) in corners.iter_mut().zip(poly.verts()) {
                     *c = tile.vertices()[v as usize];
                 }
                 let (q, edge) = closest_point_on_poly_xz(&center, &corners[..n]);
+                // A candidate the centre is not over scores at least its squared x–z distance
+                // (rounding is monotone), so when that is already above the best it cannot win,
+                // not even a tie, and its height is not needed.
+                if let (Some(_), Some((bd, _))) = (edge, &best) {
+                    if dist2_xz(&center, &q) > *bd {
+                        return;
+                    }
+                }
+                let index = PolyIndex(i);
                 let Some(h) = tile.poly_height(index, &q) else {
-                    continue;
+                    return;
                 };
                 let point = [q[0], h, q[2]];
                 let d = dist2_3(&center, &point);
+                let pr = r.poly(index);
                 let better = match &best {
                     None => true,
                     Some((bd, b)) => d < *bd || (d == *bd && pr < b.poly),
@@ -92,7 +87,7 @@ impl NavMeshQuery<'_> {
                         },
                     ));
                 }
-            }
+            });
         };
         // Candidate cells: those overlapping the box widened by one cell each way; when they
         // outnumber the tiles, every tile instead. Either way the polygon bounds decide, so the
@@ -111,7 +106,7 @@ impl NavMeshQuery<'_> {
             cell(bmax[2], grid.origin()[2]) + 1,
         );
         let cells = (c1 - c0 + 1) as u128 * (r1 - r0 + 1) as u128;
-        if all_tiles || cells > self.mesh.tile_count() as u128 {
+        if cells > self.mesh.tile_count() as u128 {
             for (r, t) in self.mesh.tiles() {
                 visit(r, t);
             }
@@ -134,24 +129,4 @@ impl NavMeshQuery<'_> {
         }
         Ok(best.map(|(_, b)| b))
     }
-}
-
-/// True when the polygon's bounds (its vertices and its extra detail vertices) overlap the box,
-/// inclusively on every axis.
-fn overlaps(tile: &NavTile, index: PolyIndex, bmin: &Vec3, bmax: &Vec3) -> bool {
-    let poly = &tile.ground_polys()[index.0 as usize];
-    let d = tile.detail_meshes()[index.0 as usize];
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    let verts = poly.verts().iter().map(|&v| &tile.vertices()[v as usize]);
-    let extra = tile.detail_vertices()
-        [d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize]
-        .iter();
-    for v in verts.chain(extra) {
-        for k in 0..3 {
-            lo[k] = lo[k].min(v[k]);
-            hi[k] = hi[k].max(v[k]);
-        }
-    }
-    (0..3).all(|k| lo[k] <= bmax[k] && hi[k] >= bmin[k])
 }

@@ -941,26 +941,6 @@ fn case() -> impl Strategy<Value = Case> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
-    /// The nearest polygon does not depend on which tiles are searched.
-    #[test]
-    fn nearest_is_enumeration_independent(
-        u in -0.1..1.1f64, v in -0.1..1.1f64, layer in 0..2u32,
-        hx in 0.0..20.0f64, hy in 0.0..10.0f64, hz in 0.0..20.0f64, exclude in 0u16..8,
-    ) {
-        let mesh = world_mesh();
-        let q = NavMeshQuery::new(&mesh, 16).unwrap();
-        let mut filter = QueryFilter::default();
-        filter.set_exclude_flags(exclude & 3);
-        let c = world_point(u, v, layer);
-        let a = q.nearest(c, [hx, hy, hz], &filter, false).unwrap();
-        let b = q.nearest(c, [hx, hy, hz], &filter, true).unwrap();
-        prop_assert_eq!(a, b);
-        if let Some(n) = a {
-            prop_assert!(filter.passes(&mesh, n.poly));
-            prop_assert!((n.point[0] - c[0]).abs() <= hx && (n.point[2] - c[2]).abs() <= hz);
-        }
-    }
-
     #[test]
     fn query_properties(c in case(), dear in 0.0..5.0f64, exclude in 0u16..8) {
         let mesh = world_mesh();

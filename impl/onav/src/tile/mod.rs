@@ -149,6 +149,8 @@ pub(crate) struct TileData {
     pub content_id: TileContentId,
     /// Portal edges per side (derived; see `read::portal_lists`).
     pub portals: [Vec<PortalEdge>; 4],
+    /// The polygon index of `find_nearest_poly` (derived; `crate::query::TileIndex`).
+    pub query_index: crate::query::TileIndex,
 }
 
 /// A portal edge of a tile: its interval [lo, hi] along the side, its polygon and edge, and its
@@ -219,6 +221,11 @@ impl NavTile {
     /// SHA-256 of the as-built bytes; computed once at parse, O(1) here.
     pub fn content_id(&self) -> TileContentId {
         self.data.content_id
+    }
+
+    /// The polygon index of the queries (derived from the tile alone, shared by every copy).
+    pub(crate) fn query_index(&self) -> &crate::query::TileIndex {
+        &self.data.query_index
     }
 
     /// The tile's position.

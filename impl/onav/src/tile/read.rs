@@ -254,6 +254,8 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     let portals = portal_lists(&polys, &vertices);
     check_portals_disjoint(&portals, polys_at)?;
 
+    let query_index =
+        crate::query::TileIndex::build(&vertices, &polys, &detail_meshes, &detail_vertices);
     let bytes: Arc<[u8]> = Arc::from(bytes);
     let content_id = TileContentId::of_bytes(&bytes);
     Ok(TileData {
@@ -273,6 +275,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         areas_offset,
         content_id,
         portals,
+        query_index,
     })
 }
 
