@@ -7,6 +7,7 @@ pub mod error;
 #[cfg(any(test, feature = "testkit"))]
 pub mod generator;
 pub mod geom;
+mod hash;
 pub mod ids;
 pub mod library;
 pub mod limits;

@@ -1,6 +1,7 @@
 //! The cell index of a mesh (derived): for each occupied cell, the slots of its tiles by
 //! ascending layer.
 
+use crate::hash::FixedState;
 use crate::ids::{SlotIndex, TilePos};
 use crate::stitch::CellEntry;
 
@@ -8,7 +9,7 @@ use crate::stitch::CellEntry;
 /// cannot reach one (`spec/navmesh-format.md` §6.1: links depend on the slots' contents only).
 #[allow(clippy::disallowed_types)] // Lookup only (the one iteration, a count, is order-free).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Cells(std::collections::HashMap<(i32, i32), Vec<CellEntry>>);
+pub(crate) struct Cells(std::collections::HashMap<(i32, i32), Vec<CellEntry>, FixedState>);
 
 impl Cells {
     /// The tiles of cell (column, row), by ascending layer.

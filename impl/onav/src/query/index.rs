@@ -33,9 +33,9 @@ impl Bounds {
 
     /// The box grown to hold `p`.
     fn grow(&mut self, p: &Vec3) {
-        for k in 0..3 {
-            self.lo[k] = self.lo[k].min(p[k]);
-            self.hi[k] = self.hi[k].max(p[k]);
+        for ((lo, hi), &v) in self.lo.iter_mut().zip(&mut self.hi).zip(p) {
+            *lo = lo.min(v);
+            *hi = hi.max(v);
         }
     }
 

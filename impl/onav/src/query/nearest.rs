@@ -89,39 +89,31 @@ impl NavMeshQuery<'_> {
                 }
             });
         };
-        // Candidate cells: those overlapping the box widened by one cell each way; when they
+        // Candidate cells: those overlapping the box (a polygon lies in its cell, rules T8 and
+        // T17), found among the cells under the box widened by one cell each way; when those
         // outnumber the tiles, every tile instead. Either way the polygon bounds decide, so the
         // result does not depend on the enumeration.
         let grid = self.mesh.params().grid();
-        let cell = |v: f64, o: f64| -> i64 {
-            let c = ((v - o) / grid.tile_size()).floor();
-            c.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i64
-        };
-        let (c0, c1) = (
-            cell(bmin[0], grid.origin()[0]) - 1,
-            cell(bmax[0], grid.origin()[0]) + 1,
-        );
-        let (r0, r1) = (
-            cell(bmin[2], grid.origin()[2]) - 1,
-            cell(bmax[2], grid.origin()[2]) + 1,
-        );
+        let (o, size) = (grid.origin(), grid.tile_size());
+        let (c0, c1) = (cell(bmin[0], o[0], size) - 1, cell(bmax[0], o[0], size) + 1);
+        let (r0, r1) = (cell(bmin[2], o[2], size) - 1, cell(bmax[2], o[2], size) + 1);
         let cells = (c1 - c0 + 1) as u128 * (r1 - r0 + 1) as u128;
         if cells > self.mesh.tile_count() as u128 {
             for (r, t) in self.mesh.tiles() {
                 visit(r, t);
             }
         } else {
+            // The columns whose x range meets [bmin.x, bmax.x], and the rows likewise in z (cell
+            // bounds are monotone in the index, so these are ranges).
+            let (Some((c0, c1)), Some((r0, r1))) = (
+                overlapping(c0, c1, bmin[0], bmax[0], |c| grid.cell_bounds(c, 0), 0),
+                overlapping(r0, r1, bmin[2], bmax[2], |r| grid.cell_bounds(0, r), 1),
+            ) else {
+                return Ok(None);
+            };
             for row in r0..=r1 {
                 for column in c0..=c1 {
-                    let (Ok(c), Ok(rw)) = (i32::try_from(column), i32::try_from(row)) else {
-                        continue;
-                    };
-                    // A polygon lies in its cell (rules T8, T17): skip cells off the box.
-                    let cb = grid.cell_bounds(c, rw);
-                    if cb[0] > bmax[0] || cb[2] < bmin[0] || cb[1] > bmax[2] || cb[3] < bmin[2] {
-                        continue;
-                    }
-                    for (r, t) in self.mesh.tiles_in_cell(c, rw) {
+                    for (r, t) in self.mesh.tiles_in_cell(column, row) {
                         visit(r, t);
                     }
                 }
@@ -129,4 +121,47 @@ impl NavMeshQuery<'_> {
         }
         Ok(best.map(|(_, b)| b))
     }
+}
+
+/// The cell index of coordinate `v` along an axis with origin `o` and cell size `size`:
+/// `floor((v − o)/size)` clamped to the i32 range (without a call to `floor`).
+#[inline]
+fn cell(v: f64, o: f64, size: f64) -> i64 {
+    let x = (v - o) / size;
+    // `as` truncates towards zero and saturates; one step down for a negative fraction.
+    let t = x as i64;
+    let f = if (t as f64) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    };
+    f.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+}
+
+/// The indices in `lo ..= hi` that are cells (i32) whose range along axis `axis` (0 for x with
+/// `bounds(c)[0] ..= bounds(c)[2]`, 1 for z with `[1] ..= [3]`) meets `[a, b]`, as a range.
+#[inline]
+fn overlapping(
+    lo: i64,
+    hi: i64,
+    a: f64,
+    b: f64,
+    bounds: impl Fn(i32) -> [f64; 4],
+    axis: usize,
+) -> Option<(i32, i32)> {
+    let meets = |c: i32| {
+        let cb = bounds(c);
+        !(cb[axis] > b || cb[axis + 2] < a)
+    };
+    let lo = i32::try_from(lo.max(i64::from(i32::MIN))).ok()?;
+    let hi = i32::try_from(hi.min(i64::from(i32::MAX))).ok()?;
+    let mut first = lo;
+    while first <= hi && !meets(first) {
+        first = first.checked_add(1)?;
+    }
+    let mut last = hi;
+    while last >= first && !meets(last) {
+        last = last.checked_sub(1)?;
+    }
+    (first <= last).then_some((first, last))
 }

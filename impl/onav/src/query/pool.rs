@@ -4,9 +4,9 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::geom::Vec3;
+use crate::hash::FixedState;
 use crate::ids::PolyRef;
 
 /// A search node's identity: the polygon and the state (0 for a ground polygon; 1 + the boarding
@@ -28,31 +28,9 @@ pub(crate) struct Node {
     pub closed: bool,
 }
 
-/// A multiplicative hasher for node keys: lookups only, so its quality affects speed, never
-/// results.
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
 /// The node index: lookup only, never iterated, so its order reaches no result.
 #[allow(clippy::disallowed_types)]
-type NodeIndex = std::collections::HashMap<NodeKey, u32, BuildHasherDefault<KeyHasher>>;
+type NodeIndex = std::collections::HashMap<NodeKey, u32, FixedState>;
 
 /// The pool: at most `max` nodes. Reset keeps the memory, so a search after a first one of the
 /// same size allocates nothing.
