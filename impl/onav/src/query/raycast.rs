@@ -2,7 +2,7 @@
 //! reaches its end, hits a wall, or leaves the polygons.
 
 use super::geom::{dist3, sub};
-use super::view::resolve;
+use super::view::resolve_from;
 use super::{finite, NavMeshQuery, QueryError, QueryFilter};
 use crate::geom::{orient, Vec3};
 use crate::ids::PolyRef;
@@ -79,18 +79,22 @@ pub struct RaycastSummary {
 }
 
 /// The segment `s + t·d`, t in [0, 1], clipped on x–z to the convex counter-clockwise polygon
-/// of `n` edges whose edge k runs `edge(k)` (`spec/queries.md` §6.1): `(t_min, t_max, exit
-/// edge)`, or `None` when it misses.
+/// of the `n` vertices `vertex(0 .. n)`, edge k running from vertex k to vertex k + 1 (wrapping)
+/// (`spec/queries.md` §6.1): `(t_min, t_max, exit edge)`, or `None` when it misses.
 #[inline]
 fn clip(
     s: &Vec3,
     d: &Vec3,
     n: usize,
-    edge: impl Fn(usize) -> (Vec3, Vec3),
+    vertex: impl Fn(usize) -> Vec3,
 ) -> Option<(f64, f64, Option<usize>)> {
     let (mut tmin, mut tmax, mut exit) = (0.0f64, 1.0f64, None);
+    let first = vertex(0);
+    let mut b = first;
     for k in 0..n {
-        let (a, b) = edge(k);
+        // Each vertex is read once: edge k starts where edge k − 1 ended.
+        let a = b;
+        b = if k + 1 == n { first } else { vertex(k + 1) };
         let num = orient(&a, &b, s);
         let den = (b[2] - a[2]) * d[0] - (b[0] - a[0]) * d[2];
         if den == 0.0 {
@@ -99,19 +103,31 @@ fn clip(
             }
             continue;
         }
-        let t = num / den;
+        // The quotient is skipped where its sign or size alone decides the comparison: an
+        // entering edge with num ≥ 0 has t ≤ 0 ≤ tmin, a leaving edge with num ≥ den has
+        // t ≥ 1 ≥ tmax (rounding is monotone), and neither then changes anything.
         if den < 0.0 {
+            if num >= 0.0 {
+                continue;
+            }
+            let t = num / den;
             if t > tmin {
                 tmin = t;
                 if tmin > tmax {
                     return None;
                 }
             }
-        } else if t < tmax {
-            tmax = t;
-            exit = Some(k);
-            if tmax < tmin {
-                return None;
+        } else {
+            if num >= den {
+                continue;
+            }
+            let t = num / den;
+            if t < tmax {
+                tmax = t;
+                exit = Some(k);
+                if tmax < tmin {
+                    return None;
+                }
             }
         }
     }
@@ -190,7 +206,7 @@ impl NavMeshQuery<'_> {
                 poly: cur.r,
                 what: "visited",
             })?;
-            let Some((_, tmax, exit)) = clip(&start_pos, &dir, g.len(), |k| g.edge(k)) else {
+            let Some((_, tmax, exit)) = clip(&start_pos, &dir, g.len(), |k| g.vertex(k)) else {
                 return Ok((t, RaycastStop::Missed, cost));
             };
             if tmax > t {
@@ -226,7 +242,9 @@ impl NavMeshQuery<'_> {
                 if !through {
                     continue;
                 }
-                if let Some(v) = resolve(mesh, l.target).filter(|v| filter.passes_view(v)) {
+                if let Some(v) =
+                    resolve_from(mesh, &cur, l.target).filter(|v| filter.passes_view(v))
+                {
                     next = Some(v);
                     break;
                 }
@@ -272,7 +290,7 @@ mod tests {
     /// Clips to a polygon given by its corners.
     fn clip_to(s: &[f64; 3], e: &[f64; 3], c: &[[f64; 3]]) -> Option<(f64, f64, Option<usize>)> {
         let d = [e[0] - s[0], e[1] - s[1], e[2] - s[2]];
-        clip(s, &d, c.len(), |k| (c[k], c[(k + 1) % c.len()]))
+        clip(s, &d, c.len(), |k| c[k])
     }
 
     const SQUARE: [[f64; 3]; 4] = [
@@ -303,5 +321,68 @@ mod tests {
         // Through the corner (1, 1): edges 1 and 2 give the same t; the first in order wins.
         let (_, tmax, exit) = clip_to(&[0.5, 0.0, 0.5], &[1.5, 0.0, 1.5], &SQUARE).unwrap();
         assert_eq!((tmax, exit), (0.5, Some(1)));
+    }
+
+    /// §6.1 written out, dividing at every edge.
+    fn clip_plain(s: &[f64; 3], e: &[f64; 3], c: &[[f64; 3]]) -> Option<(f64, f64, Option<usize>)> {
+        let d = [e[0] - s[0], e[1] - s[1], e[2] - s[2]];
+        let (mut tmin, mut tmax, mut exit) = (0.0f64, 1.0f64, None);
+        for k in 0..c.len() {
+            let (a, b) = (&c[k], &c[(k + 1) % c.len()]);
+            let num = crate::geom::orient(a, b, s);
+            let den = (b[2] - a[2]) * d[0] - (b[0] - a[0]) * d[2];
+            if den == 0.0 {
+                if num < 0.0 {
+                    return None;
+                }
+                continue;
+            }
+            let t = num / den;
+            if den < 0.0 {
+                if t > tmin {
+                    tmin = t;
+                    if tmin > tmax {
+                        return None;
+                    }
+                }
+            } else if t < tmax {
+                tmax = t;
+                exit = Some(k);
+                if tmax < tmin {
+                    return None;
+                }
+            }
+        }
+        Some((tmin, tmax, exit))
+    }
+
+    #[test]
+    fn clip_equals_the_plain_rule() {
+        let mut x = 3u64;
+        let mut unit = || {
+            x = crate::generator::mix(x);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        // Points on a coarse grid, so that starts and ends land on edges and vertices too.
+        let mut coarse = |unit: &mut dyn FnMut() -> f64| (unit() * 8.0).floor() * 0.25 - 0.5;
+        for _ in 0..200_000 {
+            let s = [coarse(&mut unit), 0.0, coarse(&mut unit)];
+            let e = if unit() < 0.1 {
+                s
+            } else {
+                [coarse(&mut unit), 0.0, coarse(&mut unit)]
+            };
+            assert_eq!(
+                clip_to(&s, &e, &SQUARE),
+                clip_plain(&s, &e, &SQUARE),
+                "{s:?} {e:?}"
+            );
+            let tri = [[0.0, 0.0, 0.0], [1.5, 0.0, 0.25], [0.5, 0.0, 1.25]];
+            assert_eq!(
+                clip_to(&s, &e, &tri),
+                clip_plain(&s, &e, &tri),
+                "{s:?} {e:?}"
+            );
+        }
     }
 }

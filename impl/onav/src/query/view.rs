@@ -5,7 +5,7 @@
 use crate::geom::Vec3;
 use crate::ids::{PolyIndex, PolyRef};
 use crate::mesh::TiledNavMesh;
-use crate::stitch::Link;
+use crate::stitch::{Link, TileLinks};
 use crate::tile::{NavTile, OffMeshLink, Polygon};
 
 /// A polygon that is valid now: its reference, tile, index and links in canonical order.
@@ -15,6 +15,8 @@ pub(crate) struct PolyView<'m> {
     pub tile: &'m NavTile,
     pub index: u32,
     pub links: &'m [Link],
+    /// The links of every polygon of the tile (to resolve a target in the same tile).
+    tile_links: &'m TileLinks,
 }
 
 /// The polygon of `r`, if `r` is valid now (`spec/navmesh-format.md` §5).
@@ -31,6 +33,27 @@ pub(crate) fn resolve(mesh: &TiledNavMesh, r: PolyRef) -> Option<PolyView<'_>> {
         tile: &o.tile,
         index,
         links: o.links.of(PolyIndex(index)),
+        tile_links: &o.links,
+    })
+}
+
+/// The polygon of `r`, a link target of `from`: valid now (stitching links only valid
+/// polygons), and found without a slot look-up when it lies in `from`'s tile.
+#[inline]
+pub(crate) fn resolve_from<'m>(
+    mesh: &'m TiledNavMesh,
+    from: &PolyView<'m>,
+    r: PolyRef,
+) -> Option<PolyView<'m>> {
+    if r.tile() != from.r.tile() {
+        return resolve(mesh, r);
+    }
+    let index = r.poly().0;
+    (index < from.tile.poly_count()).then(|| PolyView {
+        r,
+        index,
+        links: from.tile_links.of(PolyIndex(index)),
+        ..*from
     })
 }
 
@@ -44,6 +67,7 @@ impl<'m> PolyView<'m> {
             tile: self.tile,
             index: self.index,
             links: self.links,
+            tile_links: self.tile_links,
             poly,
             verts: self.tile.vertices(),
         })
@@ -76,6 +100,7 @@ pub(crate) struct Ground<'m> {
     pub tile: &'m NavTile,
     pub index: u32,
     pub links: &'m [Link],
+    tile_links: &'m TileLinks,
     pub poly: &'m Polygon,
     verts: &'m [Vec3],
 }
@@ -89,6 +114,7 @@ impl<'m> Ground<'m> {
             tile: self.tile,
             index: self.index,
             links: self.links,
+            tile_links: self.tile_links,
         }
     }
 
