@@ -2,4 +2,6 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| onav_harness::fuzzing::fuzz_scenario_yaml(data));
+fuzz_target!(|data: &[u8]| {
+    onav_harness::fuzzing::fuzz_scenario_yaml(data);
+});

@@ -7,8 +7,63 @@ use std::path::{Path, PathBuf};
 
 use onav::{NavMeshSnapshot, NavTile, SnapshotMode, TileLibrary};
 
-use crate::decode::{decode, FileKind};
-use crate::exec::{first_difference, sha256_hex};
+use crate::files::decode::{decode, FileKind};
+use crate::files::diff::first_difference;
+use crate::hex::sha256_hex;
+
+/// Why a manifest line is not `case/label<TAB>length<TAB>sha256` in order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestLineError {
+    /// Not three fields separated by tabs.
+    #[error("line {line}: expected case/label, length and sha256 separated by tabs")]
+    Fields {
+        /// The line, from 1.
+        line: usize,
+    },
+    /// A length that is not a number.
+    #[error("line {line}: length {text:?}")]
+    Length {
+        /// The line, from 1.
+        line: usize,
+        /// The length as written.
+        text: String,
+    },
+    /// A SHA-256 that is not 64 lowercase hex digits.
+    #[error("line {line}: sha256 must be 64 lowercase hex digits")]
+    Sha256 {
+        /// The line, from 1.
+        line: usize,
+    },
+    /// A key out of order or repeated.
+    #[error("line {line}: {key} is not in sorted order or repeats")]
+    Order {
+        /// The line, from 1.
+        line: usize,
+        /// The key.
+        key: String,
+    },
+}
+
+/// A manifest that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line is malformed.
+    #[error("{}: {source}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Which line and why.
+        source: ManifestLineError,
+    },
+}
 
 /// One manifest line's values.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,29 +93,31 @@ pub struct Manifest {
 
 impl Manifest {
     /// Parses manifest text. Lines must be sorted and unique.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ManifestLineError> {
         let mut m = Manifest::default();
         let mut prev: Option<String> = None;
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             let parts: Vec<&str> = line.split('\t').collect();
             let [key, len, sha] = parts[..] else {
-                return Err(format!(
-                    "line {n}: expected case/label, length and sha256 separated by tabs"
-                ));
+                return Err(ManifestLineError::Fields { line: n });
             };
-            let length = len
-                .parse::<u64>()
-                .map_err(|_| format!("line {n}: length {len:?}"))?;
+            let length = len.parse::<u64>().map_err(|_| ManifestLineError::Length {
+                line: n,
+                text: len.to_owned(),
+            })?;
             if sha.len() != 64
                 || !sha
                     .bytes()
                     .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
             {
-                return Err(format!("line {n}: sha256 must be 64 lowercase hex digits"));
+                return Err(ManifestLineError::Sha256 { line: n });
             }
             if prev.as_deref().is_some_and(|p| p >= key) {
-                return Err(format!("line {n}: {key} is not in sorted order or repeats"));
+                return Err(ManifestLineError::Order {
+                    line: n,
+                    key: key.to_owned(),
+                });
             }
             prev = Some(key.to_owned());
             m.entries.insert(
@@ -75,12 +132,27 @@ impl Manifest {
     }
 
     /// Reads the manifest (an absent file is an empty manifest).
-    pub fn read(path: &Path) -> Result<Self, String> {
+    pub fn read(path: &Path) -> Result<Self, ManifestError> {
         match std::fs::read_to_string(path) {
-            Ok(t) => Self::parse(&t).map_err(|e| format!("{}: {e}", path.display())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            other => Self::read_existing(path, other),
         }
+    }
+
+    /// Reads a manifest that must exist.
+    pub fn read_required(path: &Path) -> Result<Self, ManifestError> {
+        Self::read_existing(path, std::fs::read_to_string(path))
+    }
+
+    fn read_existing(path: &Path, text: std::io::Result<String>) -> Result<Self, ManifestError> {
+        let text = text.map_err(|source| ManifestError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|source| ManifestError::Line {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// The manifest text: sorted lines.
@@ -147,99 +219,240 @@ impl Store {
     }
 }
 
+/// A problem with a produced golden or with the store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GoldenProblem {
+    /// An output the manifest does not list yet.
+    #[error("pending golden {key} ({} bytes, {}): not in the manifest; run onav bless", now.length, now.sha256)]
+    Pending {
+        /// `case/label`.
+        key: String,
+        /// What the run gives.
+        now: Entry,
+    },
+    /// An output that differs from the manifest's entry.
+    #[error(
+        "stale golden {key}: manifest has {} bytes {}, the run gives {} bytes {}{}",
+        want.length, want.sha256, now.length, now.sha256,
+        difference.as_ref().map(|d| format!("; {d}")).unwrap_or_default()
+    )]
+    Stale {
+        /// `case/label`.
+        key: String,
+        /// The manifest's entry.
+        want: Entry,
+        /// What the run gives.
+        now: Entry,
+        /// The first difference from the bytes file, when there is one.
+        difference: Option<String>,
+    },
+    /// A bytes file that does not match its manifest entry.
+    #[error("golden bytes file {} does not match the manifest", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A manifest entry without its bytes file.
+    #[error("golden bytes file {} is missing", path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A manifest entry no scenario declares.
+    #[error("orphaned manifest entry {key}: no scenario declares it")]
+    OrphanEntry {
+        /// `case/label`.
+        key: String,
+    },
+    /// A bytes file the manifest does not list.
+    #[error("orphaned golden bytes file {}: not in the manifest", path.display())]
+    OrphanFile {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
 /// What is wrong with one produced golden, if anything.
-pub fn check_output(store: &Store, manifest: &Manifest, key: &str, bytes: &[u8]) -> Option<String> {
+pub fn check_output(
+    store: &Store,
+    manifest: &Manifest,
+    key: &str,
+    bytes: &[u8],
+) -> Option<GoldenProblem> {
     let now = Entry::of(bytes);
     let Some(want) = manifest.entries.get(key) else {
-        return Some(format!(
-            "pending golden {key} ({} bytes, {}): not in the manifest; run onav bless",
-            now.length, now.sha256
-        ));
+        return Some(GoldenProblem::Pending {
+            key: key.to_owned(),
+            now,
+        });
     };
     if *want != now {
-        let diff = std::fs::read(store.bytes_path(key))
-            .map(|g| format!("; {}", first_difference(&g, bytes)))
-            .unwrap_or_default();
-        return Some(format!(
-            "stale golden {key}: manifest has {} bytes {}, the run gives {} bytes {}{diff}",
-            want.length, want.sha256, now.length, now.sha256
-        ));
+        return Some(GoldenProblem::Stale {
+            key: key.to_owned(),
+            want: want.clone(),
+            now,
+            difference: std::fs::read(store.bytes_path(key))
+                .ok()
+                .map(|g| first_difference(&g, bytes)),
+        });
     }
-    match std::fs::read(store.bytes_path(key)) {
+    let path = store.bytes_path(key);
+    match std::fs::read(&path) {
         Ok(g) if Entry::of(&g) == now => None,
-        Ok(_) => Some(format!(
-            "golden bytes file {} does not match the manifest",
-            store.bytes_path(key).display()
-        )),
-        Err(_) => Some(format!(
-            "golden bytes file {} is missing",
-            store.bytes_path(key).display()
-        )),
+        Ok(_) => Some(GoldenProblem::Damaged { path }),
+        Err(_) => Some(GoldenProblem::Missing { path }),
     }
 }
 
 /// Manifest entries and bytes files that no scenario declares.
-pub fn orphans(store: &Store, manifest: &Manifest, declared: &BTreeSet<String>) -> Vec<String> {
+pub fn orphans(
+    store: &Store,
+    manifest: &Manifest,
+    declared: &BTreeSet<String>,
+) -> Vec<GoldenProblem> {
     let mut out = Vec::new();
     for k in manifest.entries.keys() {
         if !declared.contains(k) {
-            out.push(format!(
-                "orphaned manifest entry {k}: no scenario declares it"
-            ));
+            out.push(GoldenProblem::OrphanEntry { key: k.clone() });
         }
     }
     for k in store.byte_files() {
         if !manifest.entries.contains_key(&k) {
-            out.push(format!(
-                "orphaned golden bytes file {}: not in the manifest",
-                store.bytes_path(&k).display()
-            ));
+            out.push(GoldenProblem::OrphanFile {
+                path: store.bytes_path(&k),
+            });
         }
     }
     out
+}
+
+/// Why golden bytes fail the independent check of [`verify`].
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The structural decode stops before the end.
+    #[error("the structural decode stops at byte {at}: {why}")]
+    DecodeStops {
+        /// Where.
+        at: u64,
+        /// Why.
+        why: String,
+    },
+    /// The decode leaves a gap or reads bytes twice.
+    #[error("the decode skips or overlaps bytes at {path}")]
+    Gap {
+        /// The field after the gap.
+        path: String,
+    },
+    /// The decode does not reach the end.
+    #[error("the decode does not cover every byte")]
+    Uncovered,
+    /// onav rejects the tile.
+    #[error("onav rejects the tile: {0}")]
+    Tile(onav::FormatError),
+    /// The tile does not write back to the same bytes.
+    #[error("the tile does not write back identically")]
+    TileRewrite,
+    /// onav rejects the mesh file.
+    #[error("onav rejects the mesh file: {0}")]
+    MeshFile(onav::RestoreError),
+    /// The mesh file does not write back to the same bytes.
+    #[error("the mesh file does not write back identically")]
+    MeshFileRewrite,
+    /// A snapshot with inline and referenced tiles (no writer gives one).
+    #[error("a mixed snapshot is not canonical output")]
+    MixedSnapshot,
+    /// onav does not restore the snapshot.
+    #[error("onav does not restore the snapshot: {0}")]
+    Snapshot(onav::RestoreError),
+    /// The restored mesh snapshots to other bytes.
+    #[error("the restored mesh does not snapshot back to the same bytes")]
+    SnapshotRewrite,
+    /// Not an onav file.
+    #[error("goldens are onav files (ONTL, ONMS, ONPS)")]
+    NotOnav,
+}
+
+/// What [`verify`] checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verified {
+    /// A tile of this many decoded fields.
+    Tile {
+        /// Fields decoded.
+        fields: usize,
+    },
+    /// A mesh file of this many decoded fields.
+    MeshFile {
+        /// Fields decoded.
+        fields: usize,
+    },
+    /// A snapshot of this many decoded fields, restoring to this many tiles.
+    Snapshot {
+        /// Fields decoded.
+        fields: usize,
+        /// Tiles restored.
+        tiles: usize,
+    },
+}
+
+impl std::fmt::Display for Verified {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verified::Tile { fields } => write!(
+                f,
+                "tile: {fields} fields decoded; parsed and written back identically"
+            ),
+            Verified::MeshFile { fields } => write!(
+                f,
+                "mesh file: {fields} fields decoded; read and written back identically"
+            ),
+            Verified::Snapshot { fields, tiles } => write!(
+                f,
+                "snapshot: {fields} fields decoded; restored and snapshotted back identically ({tiles} tiles)"
+            ),
+        }
+    }
 }
 
 /// Checks golden bytes by a route independent of the run that produced them: the harness's own
 /// structural decoder must read every byte exactly once, in order, with nothing left over; then
 /// onav must accept them and write them back identically (tiles parse and write back, mesh files
 /// read and write back, snapshots restore — with `tiles` as the library — and snapshot back in
-/// their mode). Returns a one-line account of what was checked.
-pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<String, String> {
+/// their mode).
+pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<Verified, VerifyError> {
     let d = decode(bytes);
     if let Some((at, why)) = &d.stopped {
-        return Err(format!("the structural decode stops at byte {at}: {why}"));
+        return Err(VerifyError::DecodeStops {
+            at: *at,
+            why: why.clone(),
+        });
     }
     let mut at = 0u64;
     for f in &d.fields {
         if f.offset != at {
-            return Err(format!("the decode skips or overlaps bytes at {}", f.path));
+            return Err(VerifyError::Gap {
+                path: f.path.clone(),
+            });
         }
         at += f.size;
     }
     if at != bytes.len() as u64 {
-        return Err("the decode does not cover every byte".into());
+        return Err(VerifyError::Uncovered);
     }
-    let n = d.fields.len();
+    let fields = d.fields.len();
     match d.kind {
         FileKind::Tile => {
-            let t =
-                NavTile::from_bytes(bytes).map_err(|e| format!("onav rejects the tile: {e}"))?;
+            let t = NavTile::from_bytes(bytes).map_err(VerifyError::Tile)?;
             if t.to_bytes() != bytes {
-                return Err("the tile does not write back identically".into());
+                return Err(VerifyError::TileRewrite);
             }
-            Ok(format!(
-                "tile: {n} fields decoded; parsed and written back identically"
-            ))
+            Ok(Verified::Tile { fields })
         }
         FileKind::MeshFile => {
-            let m =
-                onav::read_mesh(bytes).map_err(|e| format!("onav rejects the mesh file: {e}"))?;
+            let m = onav::read_mesh(bytes).map_err(VerifyError::MeshFile)?;
             if onav::write_mesh(&m) != bytes {
-                return Err("the mesh file does not write back identically".into());
+                return Err(VerifyError::MeshFileRewrite);
             }
-            Ok(format!(
-                "mesh file: {n} fields decoded; read and written back identically"
-            ))
+            Ok(Verified::MeshFile { fields })
         }
         FileKind::Snapshot => {
             let kinds: BTreeSet<u64> = d
@@ -247,12 +460,12 @@ pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<String, String> {
                 .iter()
                 .filter(|f| f.path.starts_with("slot[") && f.path.ends_with("].kind"))
                 .filter_map(|f| match f.value {
-                    crate::decode::Value::U(k) if k != 0 => Some(k),
+                    crate::files::decode::Value::U(k) if k != 0 => Some(k),
                     _ => None,
                 })
                 .collect();
             let modes: Vec<SnapshotMode> = match (kinds.contains(&1), kinds.contains(&2)) {
-                (true, true) => return Err("a mixed snapshot is not canonical output".into()),
+                (true, true) => return Err(VerifyError::MixedSnapshot),
                 (true, false) => vec![SnapshotMode::Full],
                 (false, true) => vec![SnapshotMode::Referenced],
                 (false, false) => vec![SnapshotMode::Full, SnapshotMode::Referenced],
@@ -262,17 +475,16 @@ pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<String, String> {
                 .filter_map(|t| NavTile::from_bytes(t).ok())
                 .collect();
             let lib = TileLibrary::from_tiles(&parsed);
-            let m = NavMeshSnapshot::restore(bytes, &lib)
-                .map_err(|e| format!("onav does not restore the snapshot: {e}"))?;
+            let m = NavMeshSnapshot::restore(bytes, &lib).map_err(VerifyError::Snapshot)?;
             if modes.iter().any(|&mode| m.snapshot(mode) != bytes) {
-                return Err("the restored mesh does not snapshot back to the same bytes".into());
+                return Err(VerifyError::SnapshotRewrite);
             }
-            Ok(format!(
-                "snapshot: {n} fields decoded; restored and snapshotted back identically ({} tiles)",
-                m.tile_count()
-            ))
+            Ok(Verified::Snapshot {
+                fields,
+                tiles: m.tile_count(),
+            })
         }
-        FileKind::Unknown => Err("goldens are onav files (ONTL, ONMS, ONPS)".into()),
+        FileKind::Unknown => Err(VerifyError::NotOnav),
     }
 }
 
@@ -286,8 +498,28 @@ mod tests {
         let b = "b/y\t4\t".to_owned() + &"f".repeat(64) + "\n";
         let m = Manifest::parse(&(a.clone() + &b)).unwrap();
         assert_eq!(m.render(), a.clone() + &b);
-        assert!(Manifest::parse(&(b + &a)).is_err());
-        assert!(Manifest::parse("a/x\t3\tABC\n").is_err());
+        assert_eq!(
+            Manifest::parse(&(b + &a)),
+            Err(ManifestLineError::Order {
+                line: 2,
+                key: "a/x".into()
+            })
+        );
+        assert_eq!(
+            Manifest::parse("a/x\t3\tABC\n"),
+            Err(ManifestLineError::Sha256 { line: 1 })
+        );
+        assert_eq!(
+            Manifest::parse("a/x\tthree\t\n"),
+            Err(ManifestLineError::Length {
+                line: 1,
+                text: "three".into()
+            })
+        );
+        assert_eq!(
+            Manifest::parse("a/x 3\n"),
+            Err(ManifestLineError::Fields { line: 1 })
+        );
     }
 
     #[test]
@@ -298,10 +530,7 @@ mod tests {
             ..onav::WorldSpec::default()
         };
         let tiles = w.tiles();
-        let mut m = onav::TiledNavMesh::new(w.params(3));
-        for t in &tiles {
-            m.add_tile(t.clone()).unwrap();
-        }
+        let m = crate::files::mesh_of(&w, 3);
         let raw: Vec<Vec<u8>> = tiles.iter().map(|t| t.as_built_bytes().to_vec()).collect();
         for b in [
             m.snapshot(SnapshotMode::Full),
@@ -311,9 +540,26 @@ mod tests {
         ] {
             verify(&b, &raw).unwrap();
         }
+        assert_eq!(
+            verify(&m.snapshot(SnapshotMode::Full), &raw).unwrap(),
+            Verified::Snapshot {
+                fields: decode(&m.snapshot(SnapshotMode::Full)).fields.len(),
+                tiles: 2
+            }
+        );
         let mut bad = m.snapshot(SnapshotMode::Full);
         bad.push(0);
-        assert!(verify(&bad, &raw).is_err());
-        assert!(verify(&m.snapshot(SnapshotMode::Referenced), &[]).is_err());
+        assert!(matches!(
+            verify(&bad, &raw),
+            Err(VerifyError::DecodeStops { .. })
+        ));
+        assert!(matches!(
+            verify(&m.snapshot(SnapshotMode::Referenced), &[]),
+            Err(VerifyError::Snapshot(_))
+        ));
+        assert!(matches!(
+            verify(b"nope", &[]),
+            Err(VerifyError::DecodeStops { .. })
+        ));
     }
 }

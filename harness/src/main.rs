@@ -1,15 +1,12 @@
 //! `onav`: the conformance and determinism harness (see `spec/conformance.md`). Argument
-//! parsing only; the commands live in the library.
+//! parsing and exit statuses only; the commands live in the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use onav_harness::commands::{self, RunOptions};
-use onav_harness::mutants::{Mutant, MutantKind};
-use onav_harness::reference::Reference;
-use onav_harness::report::Format;
-use onav_harness::{diff, inspect, testee_server};
+use onav_harness::commands::{self, run::RunOptions, Outcome};
+use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
 #[command(
@@ -107,16 +104,21 @@ enum Cmd {
     },
 }
 
-fn read(p: &PathBuf) -> Result<Vec<u8>, String> {
-    std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))
+/// The exit status of a command: 0 pass, 1 fail or differ, 2 an error that kept it from running
+/// (as for bad arguments, which clap answers with 2 itself).
+fn exit(r: Result<Outcome, HarnessError>) -> ExitCode {
+    match r {
+        Ok(Outcome::Pass) => ExitCode::SUCCESS,
+        Ok(Outcome::Fail | Outcome::Differ) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("onav: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
-fn code(c: i32) -> ExitCode {
-    ExitCode::from(u8::try_from(c).unwrap_or(2))
-}
-
-fn run(cli: Cli) -> Result<ExitCode, String> {
-    let root = onav_harness::suite::find_root(cli.root.as_deref());
+fn run(cli: Cli) -> Result<Outcome, HarnessError> {
+    let root = onav_harness::find_root(cli.root.as_deref());
     match cli.cmd {
         Cmd::Run {
             paths,
@@ -125,64 +127,34 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             format,
             failure_list,
             testee,
-        } => Ok(code(commands::run(
+        } => commands::run::run(
             &root,
             &RunOptions {
                 paths,
                 threads,
                 filter,
-                format: Some(format),
+                format,
                 failure_list,
                 testee,
             },
-        ))),
-        Cmd::Bless { case } => Ok(code(commands::bless(&root, case.as_deref()))),
-        Cmd::Matrix { threads, out } => Ok(code(commands::matrix(
-            &root,
-            threads.as_deref(),
-            out.as_deref(),
-        ))),
+        ),
+        Cmd::Bless { case } => {
+            commands::bless::run(&root, case.as_deref(), std::env::var_os("CI").is_some())
+        }
+        Cmd::Matrix { threads, out } => {
+            commands::matrix::run(&root, threads.as_deref(), out.as_deref())
+        }
         Cmd::MatrixCompare { files, golden } => {
-            Ok(code(commands::matrix_compare(&files, golden.as_deref())))
+            commands::matrix_compare::run(&files, golden.as_deref())
         }
-        Cmd::Compile { out } => Ok(code(commands::compile(&root, &out))),
-        Cmd::SpecIndex { check } => Ok(code(commands::spec_index(&root, check))),
-        Cmd::Testee { mutant } => {
-            let (stdin, stdout) = (std::io::stdin().lock(), std::io::stdout().lock());
-            match mutant {
-                None => testee_server::serve(Reference::new(), stdin, stdout),
-                Some(k) => testee_server::serve(Mutant::new(Reference::new(), k), stdin, stdout),
-            }
-            .map_err(|e| format!("testee: {e}"))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Cmd::Inspect { file, library } => {
-            let mut lib = onav::TileLibrary::new();
-            for p in &library {
-                inspect::add_to_library(&mut lib, &read(p)?)
-                    .map_err(|e| format!("{}: {e}", p.display()))?;
-            }
-            print!("{}", inspect::inspect(&read(&file)?, &lib));
-            Ok(ExitCode::SUCCESS)
-        }
-        Cmd::Diff { a, b } => {
-            let out = diff::diff(&read(&a)?, &read(&b)?);
-            print!("{out}");
-            Ok(if out == "identical\n" {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
-        }
+        Cmd::Compile { out } => commands::compile::run(&root, &out),
+        Cmd::SpecIndex { check } => commands::spec_index::run(&root, check),
+        Cmd::Testee { mutant } => commands::testee::run(mutant),
+        Cmd::Inspect { file, library } => commands::inspect::run(&file, &library),
+        Cmd::Diff { a, b } => commands::diff::run(&a, &b),
     }
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("onav: {e}");
-            ExitCode::from(2)
-        }
-    }
+    exit(run(Cli::parse()))
 }

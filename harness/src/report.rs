@@ -141,7 +141,7 @@ fn jsonl(s: &Summary<'_>) -> String {
         let _ = writeln!(
             out,
             "{}",
-            json!({"load_error": e.path, "message": e.message})
+            json!({"load_error": e.path, "message": e.reason.to_string()})
         );
     }
     for r in s.results {
@@ -241,7 +241,7 @@ fn junit(s: &Summary<'_>) -> String {
                 out,
                 "    <testcase classname=\"load\" name=\"{}\"><failure type=\"load\" message=\"{}\"/></testcase>",
                 xml(&e.path),
-                xml(&e.message)
+                xml(&e.reason.to_string())
             );
         }
         for g in s.golden_problems {

@@ -1,6 +1,5 @@
 //! The harness's integration tests, one binary (one link) for all of them:
 //! `cargo test -p onav-harness --test integration [module::]`.
 
-mod fuzz_replay;
 mod protocol;
 mod suite;

@@ -6,9 +6,10 @@
 use std::time::{Duration, Instant};
 
 use onav::{SnapshotMode, TiledNavMesh, WorldSpec};
-use onav_harness::protocol::{Backend, BackendFailure, Reply, Request};
-use onav_harness::testee_client::{quote_word, testee_backend, TesteeBackend};
-use onav_harness::wire::{b64, unb64};
+use onav_harness::{
+    b64, quote_word, testee_backend, unb64, Backend, BackendFailure, Reply, Request, TesteeBackend,
+    TesteeError,
+};
 use serde_json::Value;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -194,7 +195,7 @@ fn a_flipped_snapshot_byte_is_detected() {
     assert_eq!(got.len(), want.len());
     let differing: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
     assert_eq!(differing, [want.len() / 2]);
-    let d = onav_harness::diff::diff(&want, &got);
+    let d = onav_harness::diff(&want, &got).to_string();
     assert!(d.starts_with("first difference: slot["), "{d}");
 }
 
@@ -251,7 +252,10 @@ fn a_reply_frame_over_the_limit_is_a_crash() {
         Duration::from_secs(10),
     )
     .unwrap_err();
-    assert!(e.contains("exceeds"), "{e}");
+    assert!(
+        matches!(&e, TesteeError::HelloFailed(m) if m.contains("exceeds")),
+        "{e}"
+    );
     assert!(start.elapsed() < Duration::from_secs(5));
 }
 

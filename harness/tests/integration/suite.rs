@@ -5,12 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use onav_harness::commands;
-use onav_harness::exec::{run_scenario_in, without_corruptions, Status};
-use onav_harness::golden::{Manifest, Store};
-use onav_harness::reference::Reference;
-use onav_harness::scenario::{self, Class, Step};
-use onav_harness::suite::{self, Target};
+use onav_harness::commands::{self, Outcome};
+use onav_harness::{
+    anchor_in, apply_failure_list, check_goldens, declared_goldens, load_compiled, load_str,
+    load_suite, parse_failure_list, run_cases, run_scenario, without_corruptions, Class, Entry,
+    GoldenProblem, HarnessError, Manifest, ManifestError, ManifestLineError, PatchEdit, Reference,
+    SetEdit, Status, Step, Store, Target,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -49,13 +50,13 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn whole_suite_passes_in_process_at_several_thread_counts() {
-    let s = suite::load(&root(), &[], None);
+    let s = load_suite(&root(), &[], None);
     assert!(s.load_errors.is_empty(), "{:?}", s.load_errors);
     assert!(s.cases.len() >= 100, "{} cases", s.cases.len());
-    let mut results = suite::run_cases(&s.cases, &[1, 2, 3], Target::Reference, false).unwrap();
-    let orphans = suite::check_goldens(&s.root, &s.cases, &mut results, true).unwrap();
+    let mut results = run_cases(&s.cases, &[1, 2, 3], Target::Reference, false).unwrap();
+    let orphans = check_goldens(&s.root, &s.cases, &mut results, true).unwrap();
     let list = std::fs::read_to_string(root().join(commands::REFERENCE_FAILURES)).unwrap();
-    suite::apply_failure_list(&mut results, &suite::parse_failure_list(&list).unwrap());
+    apply_failure_list(&mut results, &parse_failure_list(&list).unwrap());
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.status != Status::Pass && !r.expected)
@@ -73,7 +74,7 @@ fn whole_suite_passes_in_process_at_several_thread_counts() {
 
 #[test]
 fn every_reject_case_with_a_patch_fails_without_it() {
-    let s = suite::load(&root(), &[], None);
+    let s = load_suite(&root(), &[], None);
     let mut checked = 0;
     let mut wrong = Vec::new();
     for c in &s.cases {
@@ -87,7 +88,7 @@ fn every_reject_case_with_a_patch_fails_without_it() {
             continue;
         }
         let stripped = without_corruptions(&c.scenario).expect("has a patch");
-        let r = run_scenario_in(&c.id, &stripped, &mut Reference::new(), &c.dir);
+        let r = run_scenario(&c.id, &stripped, &mut Reference::new(), &c.dir);
         checked += 1;
         if r.status() != Status::Fail || !r.message().contains("accepted; expected a rejection") {
             wrong.push(format!("{} [{}]: {}", c.id, r.status().name(), r.message()));
@@ -105,13 +106,13 @@ fn every_reject_case_with_a_patch_fails_without_it() {
 fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     let t = Temp::new("golden");
     copy_dir(&root().join("golden"), &t.0.join("golden"));
-    let mut s = suite::load(&root(), &[], None);
-    s.cases.retain(|c| !suite::declared_goldens(c).is_empty());
+    let mut s = load_suite(&root(), &[], None);
+    s.cases.retain(|c| !declared_goldens(c).is_empty());
     assert!(s.cases.len() >= 4);
-    let fresh = suite::run_cases(&s.cases, &[1], Target::Reference, false).unwrap();
+    let fresh = run_cases(&s.cases, &[1], Target::Reference, false).unwrap();
     let check = |root: &Path| {
         let mut r = fresh.clone();
-        let orphans = suite::check_goldens(root, &s.cases, &mut r, true).unwrap();
+        let orphans = check_goldens(root, &s.cases, &mut r, true).unwrap();
         let msgs: Vec<String> = r
             .iter()
             .filter(|r| r.status != Status::Pass)
@@ -130,10 +131,13 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     let mut bad = good.clone();
     bad[10] ^= 1;
     std::fs::write(&path, &bad).unwrap();
-    assert!(check(&t.0)
-        .0
-        .iter()
-        .any(|m| m.contains("does not match the manifest")));
+    assert!(
+        check(&t.0)
+            .0
+            .iter()
+            .any(|m| m.ends_with("does not match the manifest")),
+        "a damaged bytes file is found"
+    );
     std::fs::write(&path, &good).unwrap();
     // Stale manifest entry.
     let mut m = manifest.clone();
@@ -146,36 +150,67 @@ fn golden_checks_catch_stale_pending_orphaned_and_damaged_goldens() {
     std::fs::write(store.manifest_path(), m.render()).unwrap();
     let (msgs, orphans) = check(&t.0);
     assert!(msgs.iter().any(|m| m.starts_with("pending golden")));
-    assert!(orphans
-        .iter()
-        .any(|o| o.contains("orphaned golden bytes file")));
+    assert!(orphans.contains(&GoldenProblem::OrphanFile {
+        path: store.bytes_path(&key)
+    }));
     // Orphaned entry.
     let mut m = manifest.clone();
-    m.entries.insert(
-        "nowhere/y_gone/x".into(),
-        onav_harness::golden::Entry::of(b"x"),
-    );
+    m.entries.insert("nowhere/y_gone/x".into(), Entry::of(b"x"));
     std::fs::write(store.manifest_path(), m.render()).unwrap();
-    assert!(check(&t.0).1.iter().any(|o| o.contains("nowhere/y_gone/x")));
+    assert_eq!(
+        check(&t.0).1,
+        [GoldenProblem::OrphanEntry {
+            key: "nowhere/y_gone/x".into()
+        }]
+    );
     // Unsorted manifests are refused.
     let mut lines: Vec<String> = manifest.render().lines().map(str::to_owned).collect();
     lines.reverse();
     std::fs::write(store.manifest_path(), lines.join("\n") + "\n").unwrap();
-    assert!(suite::check_goldens(&t.0, &s.cases, &mut fresh.clone(), true).is_err());
+    assert!(matches!(
+        check_goldens(&t.0, &s.cases, &mut fresh.clone(), true),
+        Err(ManifestError::Line {
+            source: ManifestLineError::Order { line: 2, .. },
+            ..
+        })
+    ));
 }
 
+/// In CI bless refuses and writes nothing; outside it, bless writes back a golden the manifest
+/// lost. The environment is passed in, never set for the whole test binary.
 #[test]
-fn bless_refuses_in_ci() {
-    std::env::set_var("CI", "true");
-    assert_eq!(commands::bless(&root(), None), commands::USAGE);
+fn bless_refuses_in_ci_and_writes_outside_it() {
+    let t = Temp::new("bless");
+    for d in ["scenarios", "spec", "golden"] {
+        copy_dir(&root().join(d), &t.0.join(d));
+    }
+    let store = Store::at(&t.0);
+    let manifest = Manifest::read(&store.manifest_path()).unwrap();
+    let mut lost = manifest.clone();
+    let key = lost.entries.keys().next().unwrap().clone();
+    lost.entries.remove(&key);
+    std::fs::write(store.manifest_path(), lost.render()).unwrap();
+    assert!(matches!(
+        commands::bless::run(&t.0, None, true),
+        Err(HarnessError::BlessInCi)
+    ));
+    assert_eq!(Manifest::read(&store.manifest_path()).unwrap(), lost);
+    assert_eq!(
+        commands::bless::run(&t.0, None, false).unwrap(),
+        Outcome::Pass
+    );
+    assert_eq!(Manifest::read(&store.manifest_path()).unwrap(), manifest);
 }
 
 #[test]
 fn compiled_suite_replays_against_the_reference() {
     let t = Temp::new("compiled");
-    assert_eq!(commands::compile(&root(), &t.0), commands::OK);
-    let cases = scenario::load_compiled(&t.0).unwrap();
-    let yaml = suite::load(&root(), &[], None);
+    assert_eq!(
+        commands::compile::run(&root(), &t.0).unwrap(),
+        Outcome::Pass
+    );
+    let cases = load_compiled(&t.0).unwrap();
+    let yaml = load_suite(&root(), &[], None);
     assert_eq!(cases.len(), yaml.cases.len());
     // Only byte-level forms remain: no generator, no raw tile edit, no field path.
     for c in &cases {
@@ -187,13 +222,13 @@ fn compiled_suite_replays_against_the_reference() {
                 Step::Patch(p) => p.edits.iter().any(|e| {
                     !matches!(
                         e,
-                        scenario::PatchEdit::Set(scenario::SetEdit {
+                        PatchEdit::Set(SetEdit {
                             offset: Some(_),
                             hex: Some(_),
                             ..
-                        }) | scenario::PatchEdit::Splice(_)
-                            | scenario::PatchEdit::Truncate(_)
-                            | scenario::PatchEdit::Append(_)
+                        }) | PatchEdit::Splice(_)
+                            | PatchEdit::Truncate(_)
+                            | PatchEdit::Append(_)
                     )
                 }),
                 _ => false,
@@ -201,9 +236,9 @@ fn compiled_suite_replays_against_the_reference() {
             assert!(!bad, "{}: {} is not in compiled form", c.id, st.key());
         }
     }
-    let mut results = suite::run_cases(&cases, &[1], Target::Reference, false).unwrap();
+    let mut results = run_cases(&cases, &[1], Target::Reference, false).unwrap();
     let list = std::fs::read_to_string(root().join(commands::REFERENCE_FAILURES)).unwrap();
-    suite::apply_failure_list(&mut results, &suite::parse_failure_list(&list).unwrap());
+    apply_failure_list(&mut results, &parse_failure_list(&list).unwrap());
     let failed: Vec<String> = results
         .iter()
         .filter(|r| r.status != Status::Pass && !r.expected)
@@ -214,7 +249,7 @@ fn compiled_suite_replays_against_the_reference() {
     let manifest = Manifest::read(&Store::at(&root()).manifest_path()).unwrap();
     for (k, e) in &manifest.entries {
         let b = std::fs::read(t.0.join("golden").join(format!("{k}.bin"))).unwrap();
-        assert_eq!(&onav_harness::golden::Entry::of(&b), e, "{k}");
+        assert_eq!(&Entry::of(&b), e, "{k}");
     }
 }
 
@@ -223,8 +258,8 @@ fn thread_matrix_agrees_with_itself_and_the_goldens() {
     let t = Temp::new("matrix");
     let out = t.0.join("matrix.json");
     assert_eq!(
-        commands::matrix(&root(), Some(&[1, 2]), Some(&out)),
-        commands::OK
+        commands::matrix::run(&root(), Some(&[1, 2]), Some(&out)).unwrap(),
+        Outcome::Pass
     );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -232,8 +267,8 @@ fn thread_matrix_agrees_with_itself_and_the_goldens() {
     assert!(doc["environment"]["pointer_width"].is_number());
     let golden = Store::at(&root()).manifest_path();
     assert_eq!(
-        commands::matrix_compare(std::slice::from_ref(&out), Some(&golden)),
-        commands::OK
+        commands::matrix_compare::run(std::slice::from_ref(&out), Some(&golden)).unwrap(),
+        Outcome::Pass
     );
     // A job that disagrees is found, and the splitting axis named.
     let mut other = doc.clone();
@@ -246,14 +281,14 @@ fn thread_matrix_agrees_with_itself_and_the_goldens() {
     let other_path = t.0.join("other.json");
     std::fs::write(&other_path, other.to_string()).unwrap();
     assert_eq!(
-        commands::matrix_compare(&[out, other_path], None),
-        commands::FAILED
+        commands::matrix_compare::run(&[out, other_path], None).unwrap(),
+        Outcome::Differ
     );
 }
 
 #[test]
 fn spec_scenario_lines_are_current() {
-    let stale = commands::spec_index_texts(&root()).unwrap();
+    let stale = commands::spec_index::texts(&root()).unwrap();
     let files: Vec<String> = stale.iter().map(|(p, _)| p.display().to_string()).collect();
     assert!(files.is_empty(), "run `onav spec-index`: {files:?}");
 }
@@ -261,10 +296,10 @@ fn spec_scenario_lines_are_current() {
 #[test]
 fn anchors_must_name_a_rule_of_the_spec() {
     let text = std::fs::read_to_string(root().join("spec/snapshot.md")).unwrap();
-    assert!(scenario::anchor_in(&text, "s12"));
-    assert!(scenario::anchor_in(&text, "4.3"));
-    assert!(!scenario::anchor_in(&text, "s99"));
-    assert!(!scenario::anchor_in(&text, "4.9"));
+    assert!(anchor_in(&text, "s12"));
+    assert!(anchor_in(&text, "4.3"));
+    assert!(!anchor_in(&text, "s99"));
+    assert!(!anchor_in(&text, "4.9"));
 }
 
 #[test]
@@ -276,7 +311,7 @@ fn the_example_of_the_conformance_spec_loads_and_passes() {
         .and_then(|t| t.split("```").next())
         .expect("a yaml example");
     let id = "snapshot/n_generation-zero";
-    let c = scenario::load_str(id, yaml).unwrap();
-    let r = run_scenario_in(id, &c.scenario, &mut Reference::new(), Path::new("."));
+    let c = load_str(id, yaml).unwrap();
+    let r = run_scenario(id, &c.scenario, &mut Reference::new(), Path::new("."));
     assert_eq!(r.status(), Status::Pass, "{}", r.message());
 }

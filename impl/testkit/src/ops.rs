@@ -249,7 +249,7 @@ fn poly_target(c: &mut Cursor<'_>) -> (PolyTarget, bool) {
     if !ok {
         return (PolyTarget::Index(t, 0), false);
     }
-    if c.u8() % 16 == 0 {
+    if c.u8().is_multiple_of(16) {
         let v = c.u64();
         return (PolyTarget::Forged(v), PolyRef::from_raw(v).is_some());
     }
@@ -270,7 +270,11 @@ pub fn decode_op(op: u8, c: &mut Cursor<'_>, half: usize) -> Op {
         3 => Op::Replace(pick(c)),
         4 => match poly_target(c) {
             (p, true) => {
-                let a = if c.u8() % 8 == 0 { c.u8() } else { c.u8() % 64 };
+                let a = if c.u8().is_multiple_of(8) {
+                    c.u8()
+                } else {
+                    c.u8() % 64
+                };
                 Op::SetArea(p, a)
             }
             (p, false) => Op::SetArea(p, 0),

@@ -36,7 +36,7 @@ pub fn edit(m: &mut TiledNavMesh, k: u32) {
         m.set_poly_area(r.poly(PolyIndex(0)), ((i as u32 + k) % 60) as u8 + 1)
             .unwrap();
         if m.tile(*r).unwrap().link_count() > 0 {
-            m.set_off_mesh_link_enabled(*r, onav::LinkIndex(0), (i as u32 + k) % 2 == 0)
+            m.set_off_mesh_link_enabled(*r, onav::LinkIndex(0), (i as u32 + k).is_multiple_of(2))
                 .unwrap();
         }
     }

@@ -1,0 +1,108 @@
+//! `onav bless [--case GLOB]` (`spec/conformance.md` §3): writes goldens that changed, after
+//! checking each new output by an independent route (`golden::verify`); with every scenario
+//! selected, also removes the goldens no scenario declares. Never in CI.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{reference_results, write_file, Outcome};
+use crate::error::HarnessError;
+use crate::exec::Status;
+use crate::files::diff::first_difference;
+use crate::golden::{self, Entry, Manifest, Store};
+use crate::suite;
+
+/// `onav bless`. `in_ci` is whether the run is in CI (the environment variable `CI` is set):
+/// goldens are blessed by people, so bless then refuses.
+pub fn run(root: &Path, case: Option<&str>, in_ci: bool) -> Result<Outcome, HarnessError> {
+    if in_ci {
+        return Err(HarnessError::BlessInCi);
+    }
+    let suite = suite::load(root, &[], case);
+    let Some(results) = reference_results(&suite, &[1])? else {
+        return Ok(Outcome::Fail);
+    };
+    let store = Store::at(root);
+    let mut manifest = Manifest::read(&store.manifest_path())?;
+    let before = manifest.clone();
+    let mut bad = 0;
+    let (mut changed, mut unchanged) = (0, 0);
+    for (c, r) in suite.cases.iter().zip(&results) {
+        if suite::declared_goldens(c).is_empty() {
+            continue;
+        }
+        if r.status != Status::Pass {
+            eprintln!("not blessed: {} does not pass: {}", c.id, r.message);
+            bad += 1;
+            continue;
+        }
+        let tiles: Vec<Vec<u8>> = r.run.blobs.iter().map(|b| b.1.clone()).collect();
+        for (label, bytes) in &r.run.goldens {
+            let key = format!("{}/{label}", c.id);
+            let new = Entry::of(bytes);
+            let path = store.bytes_path(&key);
+            let on_disk = std::fs::read(&path).ok();
+            if manifest.entries.get(&key) == Some(&new) && on_disk.as_deref() == Some(&bytes[..]) {
+                unchanged += 1;
+                continue;
+            }
+            let checked = match golden::verify(bytes, &tiles) {
+                Ok(how) => how,
+                Err(e) => {
+                    eprintln!("not blessed: {key}: independent check failed: {e}");
+                    bad += 1;
+                    continue;
+                }
+            };
+            match manifest.entries.get(&key) {
+                Some(old) => {
+                    let diff = on_disk
+                        .as_deref()
+                        .map(|o| first_difference(o, bytes))
+                        .unwrap_or_else(|| "no old bytes file".into());
+                    println!(
+                        "changed {key}: {} bytes {} -> {} bytes {}; {diff}",
+                        old.length, old.sha256, new.length, new.sha256
+                    );
+                }
+                None => println!("new     {key}: {} bytes {}", new.length, new.sha256),
+            }
+            println!("        checked: {checked}");
+            write_file(&path, bytes)?;
+            manifest.entries.insert(key, new);
+            changed += 1;
+        }
+    }
+    let mut removed = 0;
+    if suite.full && bad == 0 {
+        let declared: BTreeSet<String> = suite
+            .cases
+            .iter()
+            .flat_map(suite::declared_goldens)
+            .collect();
+        let keys: Vec<String> = manifest.entries.keys().cloned().collect();
+        for k in keys {
+            if !declared.contains(&k) {
+                manifest.entries.remove(&k);
+                let _ = std::fs::remove_file(store.bytes_path(&k));
+                println!("removed {k}: no scenario declares it");
+                removed += 1;
+            }
+        }
+        for k in store.byte_files() {
+            if !manifest.entries.contains_key(&k) {
+                let _ = std::fs::remove_file(store.bytes_path(&k));
+                println!(
+                    "removed {}: not in the manifest",
+                    store.bytes_path(&k).display()
+                );
+                removed += 1;
+            }
+        }
+    }
+    if manifest != before {
+        write_file(&store.manifest_path(), manifest.render().as_bytes())?;
+    }
+    println!("{changed} written, {unchanged} unchanged, {removed} removed, {bad} refused");
+    Ok(Outcome::pass_if(bad == 0))
+}

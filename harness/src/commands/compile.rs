@@ -1,0 +1,93 @@
+//! `onav compile --out DIR` (`spec/conformance.md` §4.6): the whole suite as JSON with `.bin`
+//! files, for ports that do not read YAML or generate worlds. Every case is lowered from a
+//! reference run.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{write_file, Outcome, REFERENCE_FAILURES};
+use crate::error::HarnessError;
+use crate::exec::{self, Status};
+use crate::suite::{self, CaseResult};
+use crate::testee::reference::Reference;
+
+/// `onav compile --out DIR`.
+pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
+    let suite = suite::load(root, &[], None);
+    for e in &suite.load_errors {
+        eprintln!("LOAD {e}");
+    }
+    if !suite.load_errors.is_empty() {
+        return Ok(Outcome::Fail);
+    }
+    // Every step is lowered, even past a failed expectation; a case the reference is known to
+    // fail (scenarios/reference-failures.tsv) is compiled all the same, for ports to pass.
+    let known = std::fs::read_to_string(root.join(REFERENCE_FAILURES))
+        .ok()
+        .and_then(|t| suite::parse_failure_list(&t).ok())
+        .unwrap_or_default();
+    let mut results: Vec<CaseResult> = suite
+        .cases
+        .iter()
+        .map(|c| {
+            let opts = exec::Options {
+                keep_going: true,
+                ..exec::Options::in_dir(&c.dir)
+            };
+            let run = exec::run(&c.id, &c.scenario, &mut Reference::new(), &opts);
+            CaseResult {
+                id: c.id.clone(),
+                area: c.area.clone(),
+                status: run.status(),
+                message: run.message().to_owned(),
+                threads: vec![1],
+                run,
+                expected: false,
+            }
+        })
+        .collect();
+    suite::apply_failure_list(&mut results, &known);
+    let mut cases = Vec::new();
+    let mut bad = 0;
+    for (c, r) in suite.cases.iter().zip(&results) {
+        if r.status != Status::Pass && !r.expected {
+            eprintln!("not compiled: {} does not pass: {}", c.id, r.message);
+            bad += 1;
+            continue;
+        }
+        for (name, bytes) in &r.run.blobs {
+            write_file(
+                &out.join("bytes").join(&c.id).join(format!("{name}.bin")),
+                bytes,
+            )?;
+        }
+        for (label, bytes) in &r.run.goldens {
+            let key = format!("{}/{label}", c.id);
+            write_file(&out.join("golden").join(format!("{key}.bin")), bytes)?;
+        }
+        cases.push(json!({
+            "id": c.id,
+            "title": c.scenario.title,
+            "notes": c.scenario.notes,
+            "class": c.scenario.class,
+            "spec": c.scenario.spec,
+            "features": c.scenario.features,
+            "steps": r.run.lowered,
+        }));
+    }
+    let doc = json!({
+        "schema": crate::scenario::SCHEMA_VERSION,
+        "protocol": crate::protocol::PROTOCOL_VERSION,
+        "cases": cases,
+    });
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    write_file(&out.join("suite.json"), text.as_bytes())?;
+    println!(
+        "compiled {} cases into {} ({} not compiled)",
+        cases.len(),
+        out.display(),
+        bad
+    );
+    Ok(Outcome::pass_if(bad == 0))
+}

@@ -1,0 +1,69 @@
+//! The subcommands of `onav` (`spec/conformance.md` §4, §5). Each returns a typed [`Outcome`]
+//! or the [`HarnessError`] that kept it from running; `main.rs` maps them to exit statuses in one
+//! place and only parses arguments.
+
+use crate::error::HarnessError;
+use crate::suite::{self, CaseResult, Suite, Target};
+
+pub mod bless;
+pub mod compile;
+pub mod diff;
+pub mod inspect;
+pub mod matrix;
+pub mod matrix_compare;
+pub mod run;
+pub mod spec_index;
+pub mod testee;
+
+/// How a command that ran ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything as expected.
+    Pass,
+    /// Something did not hold: a case failed, a golden was refused, the spec index is stale.
+    Fail,
+    /// The inputs compared differ (`diff`, `matrix-compare`).
+    Differ,
+}
+
+impl Outcome {
+    /// `Pass` when `ok`, else `Fail`.
+    pub fn pass_if(ok: bool) -> Self {
+        if ok {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        }
+    }
+}
+
+/// The reference's known failures (a failure list), below the repository root.
+pub const REFERENCE_FAILURES: &str = "scenarios/reference-failures.tsv";
+
+/// Runs the selected cases once in process at `threads`, or prints the files that did not load
+/// (`None`).
+fn reference_results(
+    suite: &Suite,
+    threads: &[usize],
+) -> Result<Option<Vec<CaseResult>>, HarnessError> {
+    for e in &suite.load_errors {
+        eprintln!("LOAD {e}");
+    }
+    if !suite.load_errors.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(suite::run_cases(
+        &suite.cases,
+        threads,
+        Target::Reference,
+        true,
+    )?))
+}
+
+/// Writes `bytes` to `path`, creating its folder.
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), HarnessError> {
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|e| HarnessError::io(d, e))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| HarnessError::io(path, e))
+}

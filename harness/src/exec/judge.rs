@@ -1,0 +1,318 @@
+//! Judging a step (`spec/conformance.md` §1.4, §1.6): its outcome against the expected one, the
+//! mesh state it leaves, its output bytes and its reply's fields. A step without an `expect` must
+//! have been accepted. The first check that fails is the case's failure.
+
+use serde_json::{json, Map, Value};
+
+use super::observe::Observation;
+use super::{fail, harness, Done, Exec, Outcome, Stop, R};
+use crate::exec::Status;
+use crate::files::decode::decode;
+use crate::files::diff::first_difference;
+use crate::files::patch;
+use crate::hex::sha256_hex;
+use crate::scenario::refs::resolve_ref;
+use crate::scenario::{parse_hex, Expect, OutcomeKind, StateExpect, Step};
+
+/// Checks the outcome: rejected as expected (class and field), or accepted.
+fn judge_outcome(key: &str, outcome: &Outcome, e: &Expect) -> R<()> {
+    match (outcome, &e.error) {
+        (Outcome::Rejected { class, field }, Some(want)) => {
+            if class != &want.class || field != &want.field {
+                return fail(format!(
+                    "{key}: rejected ({class}, {field}); expected ({}, {})",
+                    want.class, want.field
+                ));
+            }
+        }
+        (Outcome::Rejected { class, field }, None) => {
+            if !e.admits_rejection() {
+                return fail(format!(
+                    "{key}: rejected ({class}, {field}); expected it to be accepted"
+                ));
+            }
+        }
+        (Outcome::Ok(_), Some(want)) => {
+            return fail(format!(
+                "{key}: accepted; expected a rejection ({}, {})",
+                want.class, want.field
+            ))
+        }
+        (Outcome::Ok(_), None) => {
+            if e.outcome == Some(OutcomeKind::Rejected) {
+                return fail(format!("{key}: accepted; expected a rejection"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// True when the expectation checks the output bytes.
+fn wants_output(e: &Expect) -> bool {
+    e.golden.is_some()
+        || e.sha256.is_some()
+        || e.bytes_at.is_some()
+        || e.fields.is_some()
+        || e.equals.is_some()
+        || e.differs.is_some()
+        || e.length.is_some()
+}
+
+/// A query reply field that is not the expected value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{key} is {got}, expected {want}")]
+pub(super) struct Mismatch {
+    key: String,
+    got: Value,
+    want: Value,
+}
+
+/// Compares expected reply fields with a reply. Numbers compare as binary64 bitwise (so `-0`
+/// and `0` differ); everything else structurally. Returns the first difference.
+pub(super) fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<(), Mismatch> {
+    fn same(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+                (Some(p), Some(q)) => p.to_bits() == q.to_bits(),
+                _ => x == y,
+            },
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+    for (k, w) in want {
+        let g = got.get(k).unwrap_or(&Value::Null);
+        if !same(w, g) {
+            return Err(Mismatch {
+                key: k.clone(),
+                got: g.clone(),
+                want: w.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Exec<'_> {
+    /// Judges `done` against `e` (none: it must be accepted). `before` is the state of the step's
+    /// mesh before it, when `e` expects it unchanged.
+    pub(super) fn judge(
+        &mut self,
+        step: &Step,
+        done: &Done,
+        e: Option<&Expect>,
+        before: Option<Observation>,
+    ) -> R<()> {
+        let key = step.key();
+        let default = Expect::default();
+        let e = e.unwrap_or(&default);
+        judge_outcome(key, &done.outcome, e)?;
+        self.judge_state(key, done, e, before)?;
+        match &done.output {
+            Some(out) => self.judge_output(key, out, e)?,
+            None if wants_output(e) => return fail(format!("{key} gave no output bytes to check")),
+            None => {}
+        }
+        self.judge_reply(key, done, e)
+    }
+
+    /// `state: unchanged` and `same_state`.
+    fn judge_state(
+        &mut self,
+        key: &str,
+        done: &Done,
+        e: &Expect,
+        before: Option<Observation>,
+    ) -> R<()> {
+        if let Some(StateExpect::Unchanged) = e.state {
+            let m = done.mesh.clone().unwrap_or_default();
+            let after = self.observe(&m)?;
+            match before {
+                Some(b) => Observation::same(&b, &after, &format!("{key} changed {m}"))?,
+                None => return harness("no state captured"),
+            }
+        }
+        if let Some(other) = &e.same_state {
+            let m = done.mesh.clone().unwrap_or_default();
+            let (x, y) = (self.observe(&m)?, self.observe(other)?);
+            Observation::same(&x, &y, &format!("{m} against {other}"))?;
+        }
+        Ok(())
+    }
+
+    /// Expectations on the output bytes; a golden output is kept for the golden checks.
+    fn judge_output(&mut self, key: &str, out: &[u8], e: &Expect) -> R<()> {
+        if let Some(label) = &e.golden {
+            self.run.goldens.push((label.clone(), out.to_vec()));
+        }
+        if let Some(h) = &e.sha256 {
+            if sha256_hex(out) != h.to_lowercase() {
+                return fail(format!(
+                    "{key}: output SHA-256 is {}, expected {h}",
+                    sha256_hex(out)
+                ));
+            }
+        }
+        for b in e.bytes_at.iter().flatten() {
+            let want = parse_hex(&b.hex).map_err(|m| Stop(Status::Error, m.to_string()))?;
+            let here = usize::try_from(b.offset)
+                .ok()
+                .and_then(|at| out.get(at..at.checked_add(want.len())?));
+            if here != Some(&want[..]) {
+                let name = b.field.as_deref().unwrap_or("bytes");
+                return fail(format!("{key}: {name} at {} is not {}", b.offset, b.hex));
+            }
+        }
+        if let Some(want) = &e.fields {
+            let d = decode(out);
+            for (path, text) in want {
+                let Some(f) = d.field(path) else {
+                    return fail(format!("{key}: the output has no field {path}"));
+                };
+                let ok = patch::field_equals(f, out, text)
+                    .map_err(|m| Stop(Status::Error, m.to_string()))?;
+                if !ok {
+                    return fail(format!("{key}: {path} is {}, expected {text}", f.value));
+                }
+            }
+        }
+        if let Some(n) = &e.equals {
+            let other = self.env.bytes(n)?;
+            if other != out {
+                return fail(format!(
+                    "{key}: output differs from {n}: {}",
+                    first_difference(out, &other)
+                ));
+            }
+        }
+        if let Some(n) = &e.differs {
+            if self.env.bytes(n)? == out {
+                return fail(format!("{key}: output equals {n}"));
+            }
+        }
+        if let Some(l) = e.length {
+            if out.len() as u64 != l {
+                return fail(format!(
+                    "{key}: output has {} bytes, expected {l}",
+                    out.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Expectations on the reply's fields: `valid`, `area`, `flags`, `tile_ref`, `links`, `query`
+    /// and `id`.
+    fn judge_reply(&mut self, key: &str, done: &Done, e: &Expect) -> R<()> {
+        let fields = done.outcome.fields();
+        let got = |k: &str| fields.get(k).cloned().unwrap_or(Value::Null);
+        if let Some(v) = e.valid {
+            if got("valid") != json!(v) {
+                return fail(format!("{key}: valid is {}, expected {v}", got("valid")));
+            }
+        }
+        if let Some(v) = e.area {
+            if got("area") != json!(v) {
+                return fail(format!("{key}: area is {}, expected {v}", got("area")));
+            }
+        }
+        if let Some(v) = e.flags {
+            if got("flags") != json!(v) {
+                return fail(format!("{key}: flags are {}, expected {v}", got("flags")));
+            }
+        }
+        if let Some(t) = &e.tile_ref {
+            let want = self.env.reference(t)?;
+            if got("tile_ref") != json!(want) {
+                return fail(format!(
+                    "{key}: tile_ref is {}, expected {want} ({t})",
+                    got("tile_ref")
+                ));
+            }
+        }
+        if let Some(links) = &e.links {
+            let have = got("links");
+            let have: Vec<(Value, Value)> = have
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|l| (l["target"].clone(), l["kind"].clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut want = Vec::new();
+            for l in links {
+                want.push((json!(self.env.reference(&l.to)?), json!(l.kind)));
+            }
+            if have != want {
+                let show = |v: &[(Value, Value)]| {
+                    v.iter()
+                        .map(|(t, k)| {
+                            format!(
+                                "{} {}",
+                                k.as_str().unwrap_or("?"),
+                                t.as_str().unwrap_or("?")
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                return fail(format!(
+                    "{key}: links are [{}], expected [{}]",
+                    show(&have),
+                    show(&want)
+                ));
+            }
+        }
+        if let Some(q) = &e.query {
+            let refs = &self.env.refs;
+            let want = q
+                .to_json(&|r| resolve_ref(r, &|n| refs.get(n).copied()))
+                .map_err(|m| Stop(Status::Error, m.to_string()))?;
+            if let Err(m) = compare(&want, &fields) {
+                return fail(format!("{key}: {m}"));
+            }
+        }
+        if let Some(id) = &e.id {
+            let want = expected_id(id, done);
+            if got("id") != json!(want) {
+                return fail(format!("{key}: id is {}, expected {want}", got("id")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The content id an `id` expectation names: its hex, or the SHA-256 of the tile bytes sent.
+pub(super) fn expected_id(id: &str, done: &Done) -> String {
+    if id == "sha256" {
+        sha256_hex(done.input.as_deref().unwrap_or_default())
+    } else {
+        id.to_lowercase()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn compare_is_bitwise_for_numbers() {
+        let w: Map<String, Value> = [("t".to_owned(), json!(0.0))].into_iter().collect();
+        let g: Map<String, Value> = [("t".to_owned(), json!(-0.0))].into_iter().collect();
+        assert_eq!(
+            compare(&w, &g).unwrap_err().to_string(),
+            "t is -0.0, expected 0.0"
+        );
+        let g2: Map<String, Value> = [("t".to_owned(), json!(0.0)), ("x".to_owned(), json!(1))]
+            .into_iter()
+            .collect();
+        assert!(compare(&w, &g2).is_ok());
+    }
+}

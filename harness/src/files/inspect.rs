@@ -1,0 +1,395 @@
+//! `onav inspect FILE`: an annotated decode of a tile, mesh file or snapshot — one line per field
+//! with its offset, size, spec field path and value — followed by onav's verdict on the bytes.
+//!
+//! The decode ([`crate::files::decode`]) follows the layout only, as far as the bytes allow; onav's own
+//! validation (`NavTile::from_bytes`, `read_mesh`, `NavMeshSnapshot::restore`) then runs on the
+//! same bytes, and its error is printed right under the field it names, with its offset. A
+//! Referenced snapshot restores only against a library holding the tiles it names: a content id
+//! missing from the library is a note, not a verdict on the bytes.
+
+use std::fmt::Write as _;
+
+use onav::{read_mesh, FormatReason, NavMeshSnapshot, NavTile, RestoreError, TileLibrary};
+
+use crate::files::decode::{decode, Decoded, Field, FileKind, Value};
+
+/// The name of a kind of file, for people.
+pub fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Tile => "ONTL tile",
+        FileKind::MeshFile => "ONMS mesh file",
+        FileKind::Snapshot => "ONPS mesh snapshot",
+        FileKind::Unknown => "unknown file (not ONTL, ONMS or ONPS)",
+    }
+}
+
+/// A field's value with its meaning where the number alone says little (slot kinds, section ids,
+/// content ids against the library).
+pub fn describe(f: &Field, library: Option<&TileLibrary>) -> String {
+    let v = f.value.to_string();
+    let last = f.path.rsplit('.').next().unwrap_or("");
+    let meaning = match (&f.value, last) {
+        (Value::U(0), "kind") => Some("free"),
+        (Value::U(1), "kind") => Some("inline tile"),
+        (Value::U(2), "kind") => Some("referenced tile"),
+        (Value::U(1), "id") if f.path.starts_with("section[") => Some("slots"),
+        (Value::Bytes(b), "content_id") => library.map(|lib| {
+            let id = <[u8; 32]>::try_from(b.as_slice()).map(onav::TileContentId);
+            if id.is_ok_and(|id| lib.get(&id).is_some()) {
+                "in the library"
+            } else {
+                "not in the library"
+            }
+        }),
+        _ => None,
+    };
+    match meaning {
+        Some(m) => format!("{v} ({m})"),
+        None => v,
+    }
+}
+
+/// onav's verdict on the bytes.
+enum Verdict {
+    /// Valid, with a summary.
+    Valid(String),
+    /// Rejected.
+    Rejected(RestoreError),
+    /// Nothing to validate (unknown magic).
+    None,
+}
+
+fn validate(bytes: &[u8], kind: FileKind, library: &TileLibrary) -> Verdict {
+    match kind {
+        FileKind::Tile => match NavTile::from_bytes(bytes) {
+            Ok(t) => {
+                let p = t.pos();
+                Verdict::Valid(format!(
+                    "valid tile at column {}, row {}, layer {}: {} polygons ({} ground, {} off-mesh links); content id {}",
+                    p.column,
+                    p.row,
+                    p.layer,
+                    t.poly_count(),
+                    t.ground_poly_count(),
+                    t.link_count(),
+                    t.content_id().to_hex()
+                ))
+            }
+            Err(e) => Verdict::Rejected(e.into()),
+        },
+        FileKind::MeshFile => match read_mesh(bytes) {
+            Ok(m) => Verdict::Valid(format!(
+                "valid mesh file: {} slots, {} tiles",
+                m.slot_count(),
+                m.tile_count()
+            )),
+            Err(e) => Verdict::Rejected(e),
+        },
+        FileKind::Snapshot => match NavMeshSnapshot::restore(bytes, library) {
+            Ok(m) => Verdict::Valid(format!(
+                "valid snapshot: restores to a mesh of {} slots, {} tiles",
+                m.slot_count(),
+                m.tile_count()
+            )),
+            Err(e) => Verdict::Rejected(e),
+        },
+        FileKind::Unknown => Verdict::None,
+    }
+}
+
+fn unknown_content_id(e: &RestoreError) -> bool {
+    matches!(e, RestoreError::Format(f) if f.reason == FormatReason::UnknownContentId)
+}
+
+/// Index of the field an error belongs under: the field with its path, else the first field at
+/// its offset, else the last field before its offset; `None` to print it after every field.
+fn anchor(d: &Decoded, e: &RestoreError) -> Option<usize> {
+    let at = e.offset();
+    if let Some(i) = d
+        .fields
+        .iter()
+        .position(|f| f.path == e.field() && (at.is_none() || at == Some(f.offset)))
+    {
+        return Some(i);
+    }
+    let at = at?;
+    d.fields
+        .iter()
+        .position(|f| f.offset == at)
+        .or_else(|| d.fields.iter().rposition(|f| f.offset < at))
+}
+
+fn error_line(e: &RestoreError, library: &TileLibrary) -> String {
+    let at = e
+        .offset()
+        .map_or(String::new(), |o| format!(" at byte {o}"));
+    if unknown_content_id(e) {
+        format!(
+            "note: {}{at} names a tile that is not in the library ({} tiles): a Referenced \
+             snapshot restores only against a library holding its tiles (inspect --library \
+             FILE…); validation stopped here",
+            e.field(),
+            library.len()
+        )
+    } else {
+        format!("!! rejected ({}): {e}", e.class())
+    }
+}
+
+/// The annotated decode of `bytes`, validated against `library` (snapshots only).
+pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
+    let d = decode(bytes);
+    let verdict = validate(bytes, d.kind, library);
+    let mut out = String::new();
+    let _ = writeln!(out, "{}, {} bytes", kind_name(d.kind), bytes.len());
+    if d.kind == FileKind::Unknown {
+        let head = &bytes[..bytes.len().min(16)];
+        let _ = writeln!(
+            out,
+            "first bytes: {}",
+            if head.is_empty() {
+                "(none)".to_owned()
+            } else {
+                crate::hex::hex(head)
+            }
+        );
+        let _ = writeln!(out, "result: not a tile, mesh file or snapshot");
+        return out;
+    }
+    let width = d
+        .fields
+        .iter()
+        .map(|f| f.path.len())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, 60);
+    let (err, at) = match &verdict {
+        Verdict::Rejected(e) => (Some(e), anchor(&d, e)),
+        _ => (None, None),
+    };
+    let indent = " ".repeat(16);
+    let _ = writeln!(
+        out,
+        "{:>8}  {:>6}  {:width$}  value",
+        "offset", "size", "field"
+    );
+    for (i, f) in d.fields.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:>8}  {:>6}  {:width$}  {}",
+            f.offset,
+            f.size,
+            f.path,
+            describe(f, (d.kind == FileKind::Snapshot).then_some(library))
+        );
+        if let (Some(e), Some(a)) = (err, at) {
+            if a == i {
+                let _ = writeln!(out, "{indent}{}", error_line(e, library));
+            }
+        }
+    }
+    if let Some((o, note)) = &d.stopped {
+        let _ = writeln!(out, "{indent}decode stopped at byte {o}: {note}");
+    }
+    if let (Some(e), None) = (err, at) {
+        let _ = writeln!(out, "{indent}{}", error_line(e, library));
+    }
+    let _ = match &verdict {
+        Verdict::Valid(s) => writeln!(out, "result: {s}"),
+        Verdict::Rejected(e) if unknown_content_id(e) => writeln!(
+            out,
+            "result: incomplete: {} is not in the library; the checks after it did not run",
+            e.field()
+        ),
+        Verdict::Rejected(e) => writeln!(out, "result: rejected ({}): {e}", e.class()),
+        Verdict::None => Ok(()),
+    };
+    out
+}
+
+/// Why a file cannot add tiles to a library.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    /// A tile onav rejects.
+    #[error("{0}")]
+    Tile(onav::FormatError),
+    /// A mesh file or snapshot onav rejects.
+    #[error("{0}")]
+    Restore(onav::RestoreError),
+    /// Not an onav file.
+    #[error("not a tile, mesh file or snapshot")]
+    NotOnav,
+}
+
+/// Adds the tiles of a file to a library: a tile, every tile of a mesh file (their current values
+/// become the as-built ones, as when reading it) or every tile of a Full snapshot (as built).
+/// Returns how many tiles the file held.
+pub fn add_to_library(library: &mut TileLibrary, bytes: &[u8]) -> Result<usize, LibraryError> {
+    let add_all = |library: &mut TileLibrary, m: onav::TiledNavMesh| {
+        m.tiles().for_each(|(_, t)| {
+            library.add(t);
+        });
+        m.tile_count()
+    };
+    match FileKind::of(bytes) {
+        FileKind::Tile => {
+            let t = NavTile::from_bytes(bytes).map_err(LibraryError::Tile)?;
+            library.add(&t);
+            Ok(1)
+        }
+        FileKind::MeshFile => {
+            let m = read_mesh(bytes).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
+        }
+        FileKind::Snapshot => {
+            let m = NavMeshSnapshot::restore(bytes, library).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
+        }
+        FileKind::Unknown => Err(LibraryError::NotOnav),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onav::{SnapshotMode, TiledNavMesh, WorldSpec};
+
+    pub(crate) fn mesh() -> TiledNavMesh {
+        let w = WorldSpec {
+            columns: 2,
+            rows: 1,
+            quads: 1,
+            links_per_tile: 1,
+            ..WorldSpec::default()
+        };
+        crate::files::mesh_of(&w, 3)
+    }
+
+    fn line_after<'a>(out: &'a str, prefix: &str) -> &'a str {
+        let mut lines = out.lines();
+        lines.find(|l| l.contains(prefix)).unwrap();
+        lines.next().unwrap()
+    }
+
+    #[test]
+    fn valid_files_list_every_field_and_a_verdict() {
+        let m = mesh();
+        let lib = TileLibrary::new();
+        let snap = m.snapshot(SnapshotMode::Full);
+        let out = inspect(&snap, &lib);
+        assert!(out.starts_with(&format!("ONPS mesh snapshot, {} bytes\n", snap.len())));
+        assert_eq!(out.lines().count(), decode(&snap).fields.len() + 3, "{out}");
+        assert!(out.contains("slot[0].kind"));
+        assert!(out.contains("1 (inline tile)"));
+        assert!(out.contains("0 (free)"));
+        assert!(out.ends_with("result: valid snapshot: restores to a mesh of 3 slots, 2 tiles\n"));
+        let tile = m.tiles().next().unwrap().1.to_bytes();
+        assert!(inspect(&tile, &lib).contains("result: valid tile at column 0, row 0, layer 0"));
+        assert!(inspect(&onav::write_mesh(&m), &lib)
+            .contains("result: valid mesh file: 3 slots, 2 tiles"));
+    }
+
+    #[test]
+    fn errors_appear_under_the_field_they_name() {
+        let snap = mesh().snapshot(SnapshotMode::Full);
+        let d = decode(&snap);
+        let f = d.field("slot[1].tile.polygon[0].vertex_count").unwrap();
+        let mut bad = snap.clone();
+        bad[f.offset as usize] = 9;
+        let out = inspect(&bad, &TileLibrary::new());
+        let under = line_after(&out, "slot[1].tile.polygon[0].vertex_count ");
+        assert!(under.contains("!! rejected (format)"), "{out}");
+        assert!(under.contains(&format!("byte {}", f.offset)), "{under}");
+        assert!(out.contains("result: rejected (format)"));
+        // A fingerprint error names the tile's digest.
+        let g = d.field("slot[0].tile.params.settings_digest").unwrap();
+        let mut bad = snap.clone();
+        bad[g.offset as usize] ^= 1;
+        let out = inspect(&bad, &TileLibrary::new());
+        let under = line_after(&out, "slot[0].tile.params.settings_digest ");
+        assert!(under.contains("!! rejected (fingerprint)"), "{out}");
+    }
+
+    #[test]
+    fn referenced_snapshots_note_missing_tiles_and_use_a_library() {
+        let m = mesh();
+        let snap = m.snapshot(SnapshotMode::Referenced);
+        let out = inspect(&snap, &TileLibrary::new());
+        let under = line_after(&out, "slot[0].content_id ");
+        assert!(
+            under.starts_with("                note: slot[0].content_id"),
+            "{out}"
+        );
+        assert!(out.contains("(not in the library)"));
+        assert!(out.contains("result: incomplete"));
+        let mut lib = TileLibrary::new();
+        assert_eq!(
+            add_to_library(&mut lib, &m.snapshot(SnapshotMode::Full)).unwrap(),
+            2
+        );
+        let out = inspect(&snap, &lib);
+        assert!(out.contains("(in the library)"));
+        assert!(out.contains("result: valid snapshot"), "{out}");
+        assert!(matches!(
+            add_to_library(&mut lib, b"nope"),
+            Err(LibraryError::NotOnav)
+        ));
+    }
+
+    /// Inspect and diff answer every corruption of every kind of file without panicking.
+    #[test]
+    fn corrupted_files_never_panic() {
+        let m = mesh();
+        let lib = TileLibrary::from_tiles(m.tiles().map(|(_, t)| t));
+        let files = [
+            m.snapshot(SnapshotMode::Full),
+            m.snapshot(SnapshotMode::Referenced),
+            onav::write_mesh(&m),
+            m.tiles().next().unwrap().1.to_bytes(),
+        ];
+        let mut h = 7u64;
+        for f in &files {
+            for _ in 0..300 {
+                h = onav::generator::mix(h);
+                let mut g = f.clone();
+                let at = (h % g.len() as u64) as usize;
+                match h >> 62 {
+                    0 => g[at] ^= (h >> 8) as u8 | 1,
+                    1 => g[at] = 0xff,
+                    2 => g.truncate(at),
+                    _ => g.splice(at..at, [(h >> 16) as u8]).for_each(drop),
+                }
+                let out = inspect(&g, &lib);
+                assert!(out.contains("\nresult: "), "{out}");
+                let d = crate::files::diff::diff(f, &g).to_string();
+                assert!(
+                    d.starts_with("first difference")
+                        || d.starts_with("different kinds")
+                        || d == "identical\n",
+                    "{d}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_trailing_and_foreign_bytes() {
+        let snap = mesh().snapshot(SnapshotMode::Full);
+        let lib = TileLibrary::new();
+        for n in [0, 3, 8, 50, 80, 81, 200, snap.len() - 1] {
+            let out = inspect(&snap[..n], &lib);
+            assert!(
+                n < 4 || out.contains("decode stopped at byte") && out.contains("result: rejected"),
+                "{n}: {out}"
+            );
+        }
+        let mut long = snap.clone();
+        long.push(0);
+        let out = inspect(&long, &lib);
+        assert!(out.contains("1 trailing bytes"), "{out}");
+        assert!(out.contains("result: rejected (format)"));
+        let out = inspect(b"hello world", &lib);
+        assert!(out.starts_with("unknown file"));
+        assert!(out.contains("68656c6c6f"));
+    }
+}

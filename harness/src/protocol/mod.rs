@@ -1,0 +1,256 @@
+//! The testee protocol (`spec/conformance.md` §4), version 1: frames of a u32 little-endian
+//! length then UTF-8 JSON. Requests carry `"op"`; bytes are base64; u64 references are `"0x…"`
+//! with 16 hex digits; floats are JSON numbers that round-trip exactly; mesh handles are opaque
+//! JSON values passed back unchanged.
+//!
+//! The same `Request` / `Reply` values drive the in-process reference and an external testee, so
+//! the runner has one code path.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub mod frame;
+pub mod query;
+pub mod wire;
+
+pub use frame::{read_frame, write_frame, MAX_FRAME};
+
+/// Protocol version spoken by this runner.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Every op of protocol version 1, in the order of the specification.
+pub const OPS: &[&str] = &[
+    "hello",
+    "new_mesh",
+    "add_tile",
+    "remove_tile",
+    "replace_tile",
+    "set_poly_area",
+    "set_poly_flags",
+    "get_poly",
+    "set_link_enabled",
+    "is_valid_ref",
+    "snapshot",
+    "restore",
+    "restore_into",
+    "write_mesh",
+    "read_mesh",
+    "tile_roundtrip",
+    "content_id",
+    "find_nearest_poly",
+    "find_path",
+    "find_straight_path",
+    "raycast",
+    "drop",
+    "bye",
+];
+
+/// One request. Field names are the wire names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[allow(missing_docs)]
+pub enum Request {
+    Hello {
+        protocol: u32,
+    },
+    NewMesh {
+        params: String,
+    },
+    AddTile {
+        mesh: Value,
+        tile: String,
+    },
+    RemoveTile {
+        mesh: Value,
+        tile_ref: String,
+    },
+    ReplaceTile {
+        mesh: Value,
+        tile: String,
+    },
+    SetPolyArea {
+        mesh: Value,
+        poly_ref: String,
+        area: u8,
+    },
+    SetPolyFlags {
+        mesh: Value,
+        poly_ref: String,
+        flags: u16,
+    },
+    GetPoly {
+        mesh: Value,
+        poly_ref: String,
+    },
+    SetLinkEnabled {
+        mesh: Value,
+        tile_ref: String,
+        link: u32,
+        enabled: bool,
+    },
+    IsValidRef {
+        mesh: Value,
+        poly_ref: String,
+    },
+    Snapshot {
+        mesh: Value,
+        mode: String,
+    },
+    Restore {
+        bytes: String,
+        library: Vec<String>,
+    },
+    RestoreInto {
+        mesh: Value,
+        bytes: String,
+        library: Vec<String>,
+    },
+    WriteMesh {
+        mesh: Value,
+    },
+    ReadMesh {
+        bytes: String,
+    },
+    TileRoundtrip {
+        tile: String,
+    },
+    ContentId {
+        tile: String,
+    },
+    /// Query ops carry their own argument object (`spec/conformance.md` §4.5).
+    FindNearestPoly {
+        mesh: Value,
+        args: Value,
+    },
+    FindPath {
+        mesh: Value,
+        args: Value,
+    },
+    FindStraightPath {
+        mesh: Value,
+        args: Value,
+    },
+    Raycast {
+        mesh: Value,
+        args: Value,
+    },
+    Drop {
+        mesh: Value,
+    },
+    Bye {},
+}
+
+impl Request {
+    /// The op name on the wire.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Request::Hello { .. } => "hello",
+            Request::NewMesh { .. } => "new_mesh",
+            Request::AddTile { .. } => "add_tile",
+            Request::RemoveTile { .. } => "remove_tile",
+            Request::ReplaceTile { .. } => "replace_tile",
+            Request::SetPolyArea { .. } => "set_poly_area",
+            Request::SetPolyFlags { .. } => "set_poly_flags",
+            Request::GetPoly { .. } => "get_poly",
+            Request::SetLinkEnabled { .. } => "set_link_enabled",
+            Request::IsValidRef { .. } => "is_valid_ref",
+            Request::Snapshot { .. } => "snapshot",
+            Request::Restore { .. } => "restore",
+            Request::RestoreInto { .. } => "restore_into",
+            Request::WriteMesh { .. } => "write_mesh",
+            Request::ReadMesh { .. } => "read_mesh",
+            Request::TileRoundtrip { .. } => "tile_roundtrip",
+            Request::ContentId { .. } => "content_id",
+            Request::FindNearestPoly { .. } => "find_nearest_poly",
+            Request::FindPath { .. } => "find_path",
+            Request::FindStraightPath { .. } => "find_straight_path",
+            Request::Raycast { .. } => "raycast",
+            Request::Drop { .. } => "drop",
+            Request::Bye {} => "bye",
+        }
+    }
+}
+
+/// A reply. `Ok` carries op-specific fields (`mesh`, `tile_ref`, `bytes`, `area`, `flags`,
+/// `valid`, `id`, `impl`, `ops`, `features`, query results) flattened beside `"result":"ok"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum Reply {
+    Ok {
+        #[serde(flatten)]
+        fields: serde_json::Map<String, Value>,
+    },
+    Rejected {
+        class: String,
+        field: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<u64>,
+        #[serde(default)]
+        message: String,
+    },
+    Unsupported {},
+    Error {
+        message: String,
+    },
+}
+
+impl Reply {
+    /// An ok reply with these fields.
+    pub fn ok(fields: impl IntoIterator<Item = (&'static str, Value)>) -> Self {
+        Reply::Ok {
+            fields: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        }
+    }
+
+    /// A rejection from a restore or read error.
+    pub fn rejected(e: &onav::RestoreError) -> Self {
+        Reply::Rejected {
+            class: e.class().into(),
+            field: e.field().into(),
+            offset: e.offset(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Why a backend could not answer at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackendFailure {
+    /// The testee exited, or sent a malformed frame.
+    Crash(String),
+    /// The testee did not answer in time.
+    Timeout,
+}
+
+/// Something that answers requests: the in-process reference, or a testee subprocess.
+pub trait Backend {
+    /// Answers one request.
+    fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure>;
+
+    /// True if the backend answers `op` (a testee: listed it in its `hello` reply). The runner
+    /// sends no op a backend does not support.
+    fn supports(&self, _op: &str) -> bool {
+        true
+    }
+
+    /// True if the backend has `feature` (a testee: listed it in its `hello` reply). The runner
+    /// skips cases needing a feature the backend lacks.
+    fn has_feature(&self, _feature: &str) -> bool {
+        true
+    }
+}
+
+/// `0x` and 16 lowercase hex digits.
+pub fn ref_to_hex(v: u64) -> String {
+    format!("0x{v:016x}")
+}
+
+/// Parses `0x` and 1 to 16 hex digits.
+pub fn ref_from_hex(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x")?;
+    if h.is_empty() || h.len() > 16 {
+        return None;
+    }
+    u64::from_str_radix(h, 16).ok()
+}

@@ -1,0 +1,45 @@
+//! Spec anchors (`file.md#t12`, `file.md#6.2`) and whether a spec text names them.
+
+/// True for a spec anchor of the right form: `file.md#id`, where id is a rule id in lower case
+/// (`t12`, `s3`) or a section number (`3`, `6.2`).
+pub(super) fn is_anchor(a: &str) -> bool {
+    a.split_once('#').is_some_and(|(file, id)| {
+        let stem = file.strip_suffix(".md").unwrap_or("");
+        !stem.is_empty()
+            && stem
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && (is_rule_id(id) || is_section(id))
+    })
+}
+
+fn is_rule_id(id: &str) -> bool {
+    let mut c = id.chars();
+    c.next().is_some_and(|f| f.is_ascii_lowercase())
+        && !id[1..].is_empty()
+        && id[1..].chars().all(|d| d.is_ascii_digit())
+}
+
+fn is_section(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|d| d.is_ascii_digit()))
+}
+
+/// Whether anchor `id` names something in spec text `text`: a paragraph opening with the rule
+/// id in bold (`**T12.`), or a heading numbered with the section (`## 6.` or `### 6.2 `).
+pub fn anchor_in(text: &str, id: &str) -> bool {
+    if is_rule_id(id) {
+        let bold = format!("**{}.", id.to_uppercase());
+        text.lines().any(|l| l.starts_with(&bold))
+    } else {
+        text.lines().any(|l| {
+            let h = l.trim_start_matches('#');
+            h.len() < l.len()
+                && h.strip_prefix(' ')
+                    .and_then(|r| r.strip_prefix(id))
+                    .is_some_and(|r| r.starts_with(['.', ' ']))
+        })
+    }
+}

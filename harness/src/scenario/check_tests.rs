@@ -1,0 +1,204 @@
+//! The load-time checks: each refuses with its typed error, and the messages read as they did.
+
+use super::*;
+use crate::scenario::{load_str, LoadReason};
+
+const OK: &str = "
+schema: 1
+id: snapshot/n_example
+title: example
+class: reject
+spec: [snapshot.md#s1]
+features: [navmesh, snapshot-full]
+steps:
+  - world: {name: w, columns: 1, rows: 1}
+  - tile: {name: a, world: w, at: [0, 0, 0]}
+  - new_mesh: {name: m, world: w, slots: 1}
+  - add_tile: {mesh: m, tile: a, name: ra}
+  - snapshot: {mesh: m, mode: full, name: s}
+  - patch:
+      from: s
+      name: bad
+      edits:
+        - set: {field: magic, value: '0x58535058'}
+  - restore: {bytes: bad, name: m2}
+  - expect: {error: {class: format, field: magic}}
+";
+
+fn check_error(id: &str, text: &str) -> CheckError {
+    match load_str(id, text) {
+        Err(LoadReason::Check(e)) => e,
+        other => panic!("{id}: expected a check error, got {other:?}"),
+    }
+}
+
+fn step(step: usize, reason: impl Into<StepError>) -> CheckError {
+    CheckError::Step {
+        step,
+        reason: reason.into(),
+    }
+}
+
+#[test]
+fn load_checks() {
+    load_str("snapshot/n_example", OK).unwrap();
+    let n = "snapshot/n_example";
+    let cases = [
+        (
+            "snapshot/y_example",
+            OK.replace("n_example", "y_example"),
+            CheckError::Prefix {
+                class: Class::Reject,
+            },
+        ),
+        (
+            "snapshot/n_other",
+            OK.to_string(),
+            CheckError::Id {
+                id: n.into(),
+                path: "snapshot/n_other".into(),
+            },
+        ),
+        (
+            n,
+            OK.replace("schema: 1", "schema: 2"),
+            CheckError::Schema { found: 2 },
+        ),
+        (
+            n,
+            OK.replace("[navmesh, snapshot-full]", "[navmesh]"),
+            CheckError::Unlisted {
+                feature: "snapshot-full",
+            },
+        ),
+        (
+            n,
+            OK.replace("[navmesh, ", "[bogus, navmesh, "),
+            CheckError::UnknownFeature {
+                feature: "bogus".into(),
+            },
+        ),
+        (
+            n,
+            OK.replace("bytes: bad", "bytes: nope"),
+            step(
+                7,
+                NameError::Undefined {
+                    name: "nope".into(),
+                },
+            ),
+        ),
+        (
+            n,
+            OK.replace("{error: {class: format, field: magic}}", "{outcome: any}"),
+            CheckError::RejectWithoutError,
+        ),
+        (
+            n,
+            OK.replace("spec: [snapshot.md#s1]", "spec: [snapshot]"),
+            CheckError::Anchor {
+                anchor: "snapshot".into(),
+            },
+        ),
+        (
+            n,
+            OK.replace("  - expect:", "  - expect: {outcome: ok}\n  - expect:"),
+            step(9, StepError::ExpectFirst),
+        ),
+        (
+            n,
+            OK.replace("add_tile: {mesh: m,", "add_tile: {"),
+            step(4, StepError::NeedsMesh { step: "add_tile" }),
+        ),
+        (
+            n,
+            OK.replace(
+                "name: ra}",
+                "name: ra}\n  - remove_tile: {mesh: m, ref: 'rb#1'}",
+            ),
+            step(5, NameError::Undefined { name: "rb".into() }),
+        ),
+        (
+            n,
+            OK.replace(
+                "name: ra}",
+                "name: ra}\n  - remove_tile: {mesh: m, ref: '0:0:0'}",
+            ),
+            step(
+                5,
+                RefError::Malformed {
+                    text: "0:0:0".into(),
+                },
+            ),
+        ),
+        (
+            n,
+            OK.replace("value: '0x58535058'", "value: '0x58535058', hex: '58'"),
+            step(
+                6,
+                StepError::ExactlyOne {
+                    what: "set: value, add, hex or sha256_of",
+                },
+            ),
+        ),
+        (
+            n,
+            OK.replace("value: '0x58535058'}", "offset: 0, hex: '58'}"),
+            step(
+                6,
+                StepError::ExactlyOne {
+                    what: "set: field or offset",
+                },
+            ),
+        ),
+        (
+            n,
+            OK.replace("field: magic, value: '0x58535058'", "offset: 0, hex: '585'"),
+            step(6, NumberError::OddHexDigits { count: 3 }),
+        ),
+    ];
+    for (id, text, want) in cases {
+        assert_eq!(check_error(id, &text), want, "{id}");
+    }
+    // Errors the YAML reader gives, with line and column.
+    for (text, want) in [
+        (
+            OK.replace("title: example", "title: example\nextra: 1"),
+            "line 5 column 1: unknown field `extra`",
+        ),
+        (
+            OK.replace("columns: 1", "columns: 1, colums: 2"),
+            "line 9 column 34: unknown field `colums`",
+        ),
+    ] {
+        match load_str(n, &text) {
+            Err(e @ LoadReason::Yaml(_)) => {
+                assert!(e.to_string().contains(want), "{e}");
+            }
+            other => panic!("expected a YAML error, got {other:?}"),
+        }
+    }
+    // Messages read as they always have.
+    assert_eq!(
+        step(4, StepError::NeedsMesh { step: "add_tile" }).to_string(),
+        "step 4: add_tile needs a mesh key"
+    );
+    assert_eq!(
+        CheckError::Step {
+            step: 3,
+            reason: StepError::Operation {
+                op: 2,
+                reason: Box::new(
+                    NameError::WrongKind {
+                        name: "a".into(),
+                        holds: Kind::Bytes,
+                        wanted: Kind::Mesh
+                    }
+                    .into()
+                )
+            }
+        }
+        .to_string(),
+        "step 3: operation 2: \"a\" is a Bytes, not a Mesh"
+    );
+}

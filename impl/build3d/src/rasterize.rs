@@ -1,0 +1,459 @@
+//! Rasterization (`spec/build3d.md` §5): triangles in cell units → a heightfield of solid spans
+//! per column of one tile's padded window.
+//!
+//! Each triangle is clipped, for every row j it may touch, to the closed strip w ∈ [j, j + 1],
+//! and that slab, for every column i, to u ∈ [i, i + 1], each in one pass; a cell polygon with at
+//! least three points gives the raw span `[max(floor(v_min), 0), max(ceil(v_max), smin + 1)]` in
+//! cells with the triangle's area. A crossing is always computed from the edge's endpoint with
+//! the smaller coordinate, so a span depends only on its triangle and its cell.
+//!
+//! Raw spans of a column are then merged by a rule that is a function of their multiset (never
+//! of triangle order, unlike Recast's issue #59): overlapping or touching spans form one span
+//! from the lowest bottom to the highest top, whose area is the largest area among the raw spans
+//! whose top lies within `walkable_climb` cells of that highest top.
+//!
+//! Limits: L9 (raw spans per tile).
+
+use crate::error::{check, BuildError, LimitKind, TileCell};
+use crate::limits::MAX_SPAN_HEIGHT;
+use crate::num::{ceil_i, floor_nn, fmax, fmin};
+use crate::plan::{cell_range, GridTri};
+
+/// The padded cell window of one tile: local cell (x, z), 0 ≤ x, z < size, is global cell
+/// (x0 + x, z0 + z).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub x0: i64,
+    pub z0: i64,
+    /// Side in cells: tile size + 2 · border.
+    pub size: usize,
+    /// Border (padding) in cells.
+    pub border: usize,
+}
+
+impl Window {
+    pub(crate) fn new(cell: TileCell, tile_size: u32, border: u32) -> Self {
+        let (ts, b) = (i64::from(tile_size), i64::from(border));
+        Self {
+            x0: i64::from(cell.column) * ts - b,
+            z0: i64::from(cell.row) * ts - b,
+            size: (tile_size + 2 * border) as usize,
+            border: border as usize,
+        }
+    }
+
+    /// Whether local cell (x, z) belongs to the tile itself rather than its padding.
+    #[inline]
+    pub(crate) fn interior(&self, x: usize, z: usize) -> bool {
+        let (b, e) = (self.border, self.size - self.border);
+        x >= b && x < e && z >= b && z < e
+    }
+}
+
+/// The columns x0 ≤ x < x1, z0 ≤ z < z1 of a window that can hold spans (all others are
+/// empty), so that stages walk only those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Occupied {
+    pub x0: usize,
+    pub z0: usize,
+    pub x1: usize,
+    pub z1: usize,
+}
+
+impl Occupied {
+    /// The column indices in row-major order (rows ascending, then x ascending).
+    pub(crate) fn cols(self, size: usize) -> impl DoubleEndedIterator<Item = usize> {
+        (self.z0..self.z1).flat_map(move |z| (self.x0..self.x1).map(move |x| z * size + x))
+    }
+}
+
+/// Builds the column index `start` of a window of side `size` (column c holds items
+/// `start[c] .. start[c + 1]`) when only the columns of `occ` can hold any: `fill(col)` appends
+/// one column's items and returns the number of items so far.
+pub(crate) fn column_starts<E>(
+    size: usize,
+    occ: Occupied,
+    mut fill: impl FnMut(usize) -> Result<u32, E>,
+) -> Result<Vec<u32>, E> {
+    let mut start: Vec<u32> = Vec::with_capacity(size * size + 1);
+    let mut total = 0;
+    for z in 0..size {
+        if z < occ.z0 || z >= occ.z1 {
+            start.resize(start.len() + size, total);
+            continue;
+        }
+        start.resize(start.len() + occ.x0, total);
+        for col in z * size + occ.x0..z * size + occ.x1 {
+            start.push(total);
+            total = fill(col)?;
+        }
+        start.resize(start.len() + (size - occ.x1), total);
+    }
+    start.push(total);
+    Ok(start)
+}
+
+/// A solid span: cells `smin .. smax` of one column are solid; `smax` is its floor height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub smin: u32,
+    pub smax: u32,
+    pub area: u8,
+}
+
+/// Solid spans per column, columns in row-major order (x fastest), spans bottom-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Heightfield {
+    pub win: Window,
+    /// A rectangle holding every non-empty column.
+    pub occ: Occupied,
+    /// Column c holds spans `start[c] .. start[c + 1]`.
+    pub start: Vec<u32>,
+    pub spans: Vec<Span>,
+}
+
+impl Heightfield {
+    #[inline]
+    pub(crate) fn column(&self, c: usize) -> std::ops::Range<usize> {
+        self.start[c] as usize..self.start[c + 1] as usize
+    }
+}
+
+/// The point where edge p–q crosses `axis = k`, computed from the endpoint with the smaller
+/// coordinate on the axis (`spec/build3d.md` B17); exactly k on the axis.
+#[inline]
+fn crossing(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> [f64; 3] {
+    let (a, b) = if p[axis] < q[axis] { (p, q) } else { (q, p) };
+    let t = (k - a[axis]) / (b[axis] - a[axis]);
+    let mut r = [0.0; 3];
+    for (c, rc) in r.iter_mut().enumerate() {
+        *rc = if c == axis {
+            k
+        } else {
+            a[c] + (b[c] - a[c]) * t
+        };
+    }
+    r
+}
+
+/// Whether edge p–q crosses the line `axis = k` strictly (one end below, the other above).
+#[inline]
+fn crosses(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> bool {
+    (p[axis] < k && q[axis] > k) || (p[axis] > k && q[axis] < k)
+}
+
+/// The convex polygon `poly` clipped to the closed strip `lo ≤ p[axis] ≤ hi` in one pass
+/// (B17): for each edge p → q in order, p if it lies in the strip, then the crossings of the
+/// edge with the strip's lines in the order the edge meets them. Calls `emit` per point.
+#[inline]
+fn strip(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64, mut emit: impl FnMut(&[f64; 3])) {
+    let n = poly.len();
+    for i in 0..n {
+        let p = &poly[i];
+        let q = &poly[if i + 1 == n { 0 } else { i + 1 }];
+        if p[axis] >= lo && p[axis] <= hi {
+            emit(p);
+        }
+        let (first, second) = if p[axis] < q[axis] {
+            (lo, hi)
+        } else {
+            (hi, lo)
+        };
+        if crosses(p, q, axis, first) {
+            emit(&crossing(p, q, axis, first));
+        }
+        if crosses(p, q, axis, second) {
+            emit(&crossing(p, q, axis, second));
+        }
+    }
+}
+
+/// The v range and point count of some points.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    count: u32,
+    lo: f64,
+    hi: f64,
+}
+
+impl Default for Range {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            lo: f64::INFINITY,
+            hi: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Range {
+    #[inline]
+    fn add(&mut self, v: f64) {
+        self.count += 1;
+        if v < self.lo {
+            self.lo = v;
+        }
+        if v > self.hi {
+            self.hi = v;
+        }
+    }
+}
+
+/// Per row: the crossings of each column line u = i0 … i1 + 1 with the slab's edges, and the
+/// slab vertices in each column's closed strip. `strip(slab, u, i, i + 1)` is exactly the
+/// crossings of lines i and i + 1 with the vertices of column i, so each crossing is computed
+/// once for the two columns it bounds, by the same formula (B17).
+#[derive(Debug, Default)]
+struct Columns {
+    lines: Vec<Range>,
+    verts: Vec<Range>,
+    /// Per slab vertex: ⌊u⌋ and whether u is an integer (the vertex lies on a column line).
+    floors: Vec<(i64, bool)>,
+}
+
+fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
+    let n = (i1 - i0 + 1) as usize;
+    acc.lines.clear();
+    acc.lines.resize(n + 1, Range::default());
+    acc.verts.clear();
+    acc.verts.resize(n, Range::default());
+    acc.floors.clear();
+    acc.floors.extend(slab.iter().map(|p| {
+        let f = floor_nn(p[0]);
+        (f, f as f64 == p[0])
+    }));
+    let m = slab.len();
+    for e in 0..m {
+        let next = if e + 1 == m { 0 } else { e + 1 };
+        let (p, q) = (&slab[e], &slab[next]);
+        // Vertex p lies in the closed strip of column i when i ≤ p.u ≤ i + 1: column ⌊u⌋,
+        // and column u − 1 too when u is on a line.
+        let (fu, on_line) = acc.floors[e];
+        if fu >= i0 && fu <= i1 {
+            acc.verts[(fu - i0) as usize].add(p[1]);
+        }
+        if on_line && fu > i0 && fu - 1 <= i1 {
+            acc.verts[(fu - 1 - i0) as usize].add(p[1]);
+        }
+        // Lines strictly between p.u and q.u: from ⌊a.u⌋ + 1 to ⌈b.u⌉ − 1.
+        let (a, b, fa, fb) = if p[0] < q[0] {
+            (p, q, acc.floors[e], acc.floors[next])
+        } else {
+            (q, p, acc.floors[next], acc.floors[e])
+        };
+        if a[0] >= b[0] {
+            continue;
+        }
+        let k0 = (fa.0 + 1).max(i0);
+        let k1 = (if fb.1 { fb.0 - 1 } else { fb.0 }).min(i1 + 1);
+        if k0 > k1 {
+            continue;
+        }
+        let lines = &mut acc.lines[(k0 - i0) as usize..=(k1 - i0) as usize];
+        for (k, l) in (k0..=k1).zip(lines) {
+            let kf = k as f64;
+            let t = (kf - a[0]) / (b[0] - a[0]);
+            l.add(a[1] + (b[1] - a[1]) * t);
+        }
+    }
+}
+
+/// Raw span of one rasterized cell, before merging.
+#[derive(Debug, Clone, Copy)]
+struct RawSpan {
+    /// Local column x and row z of the window (L3 and L4 keep them below 2^16).
+    x: u16,
+    z: u16,
+    smin: u32,
+    smax: u32,
+    area: u8,
+}
+
+/// The raw span of local cell (x, z) whose points' heights range over [vlo, vhi] (B18).
+#[inline]
+fn span(x: usize, z: usize, vlo: f64, vhi: f64, area: u8) -> RawSpan {
+    let smin = floor_nn(vlo).max(0) as u32;
+    let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
+    RawSpan {
+        x: x as u16,
+        z: z as u16,
+        smin,
+        smax,
+        area,
+    }
+}
+
+/// Rasterizes the listed triangles into the window and merges the spans (§5).
+pub(crate) fn rasterize(
+    tris: &[GridTri],
+    list: &[u32],
+    win: Window,
+    climb: u32,
+    cell: TileCell,
+    max_spans: u64,
+) -> Result<Heightfield, BuildError> {
+    let size = win.size as i64;
+    let mut raw: Vec<RawSpan> = Vec::new();
+    let mut slab: Vec<[f64; 3]> = Vec::with_capacity(8);
+    let mut acc = Columns::default();
+    let mut occ = Occupied {
+        x0: win.size,
+        z0: win.size,
+        x1: 0,
+        z1: 0,
+    };
+    for &ti in list {
+        let t = &tris[ti as usize];
+        let (j0, j1) = cell_range(&t.p, 2);
+        let (j0, j1) = (j0.max(win.z0), j1.min(win.z0 + size - 1));
+        for j in j0..=j1 {
+            let k = j as f64;
+            slab.clear();
+            strip(&t.p, 2, k, k + 1.0, |p| slab.push(*p));
+            if slab.len() < 3 {
+                continue;
+            }
+            let (mut lo, mut hi) = (slab[0][0], slab[0][0]);
+            for p in &slab[1..] {
+                if p[0] < lo {
+                    lo = p[0];
+                }
+                if p[0] > hi {
+                    hi = p[0];
+                }
+            }
+            let (flo, fhi) = (floor_nn(lo), floor_nn(hi));
+            let i0 = flo.max(win.x0);
+            let i1 = fhi.min(win.x0 + size - 1);
+            if i1 < i0 {
+                continue;
+            }
+            let z = (j - win.z0) as usize;
+            if flo == fhi {
+                // The slab lies in one column's closed strip and no edge crosses its lines
+                // strictly: the cell's points are the slab's, as `columns` would find them.
+                let (mut vlo, mut vhi) = (f64::INFINITY, f64::NEG_INFINITY);
+                for p in &slab {
+                    if p[1] < vlo {
+                        vlo = p[1];
+                    }
+                    if p[1] > vhi {
+                        vhi = p[1];
+                    }
+                }
+                let x = (i0 - win.x0) as usize;
+                raw.push(span(x, z, vlo, vhi, t.area));
+                occ.x0 = occ.x0.min(x);
+                occ.x1 = occ.x1.max(x + 1);
+                occ.z0 = occ.z0.min(z);
+                occ.z1 = occ.z1.max(z + 1);
+                continue;
+            }
+            columns(&slab, i0, i1, &mut acc);
+            let before = raw.len();
+            let cells = acc.lines.windows(2).zip(&acc.verts);
+            for ((lr, v), i) in cells.zip(i0..=i1) {
+                // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
+                // and the slab's vertices in the closed strip.
+                let (l, r) = (&lr[0], &lr[1]);
+                if l.count + r.count + v.count < 3 {
+                    continue;
+                }
+                let vlo = fmin(fmin(l.lo, r.lo), v.lo);
+                let vhi = fmax(fmax(l.hi, r.hi), v.hi);
+                raw.push(span((i - win.x0) as usize, z, vlo, vhi, t.area));
+            }
+            if raw.len() > before {
+                // Spans of one row are pushed in ascending x.
+                occ.x0 = occ.x0.min(usize::from(raw[before].x));
+                occ.x1 = occ.x1.max(usize::from(raw[raw.len() - 1].x) + 1);
+                occ.z0 = occ.z0.min(z);
+                occ.z1 = occ.z1.max(z + 1);
+            }
+        }
+        check(
+            Some(cell),
+            None,
+            LimitKind::SpansPerTile,
+            raw.len() as u64,
+            max_spans,
+        )?;
+    }
+    if raw.is_empty() {
+        occ = Occupied::default();
+    }
+    Ok(merge(raw, win, climb, occ))
+}
+
+/// The order-free merge of §5.3: raw spans bucketed by column (within the occupied rectangle),
+/// sorted by bottom within it.
+fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
+    let (w, size) = (occ.x1 - occ.x0, win.size);
+    let rect = |s: &RawSpan| (usize::from(s.z) - occ.z0) * w + (usize::from(s.x) - occ.x0);
+    let n = w * (occ.z1 - occ.z0);
+    let mut count = vec![0u32; n + 1];
+    for s in &raw {
+        count[rect(s) + 1] += 1;
+    }
+    for c in 0..n {
+        count[c + 1] += count[c];
+    }
+    let mut fill = count.clone();
+    let mut sorted = vec![
+        RawSpan {
+            x: 0,
+            z: 0,
+            smin: 0,
+            smax: 0,
+            area: 0,
+        };
+        raw.len()
+    ];
+    for s in raw {
+        let f = &mut fill[rect(&s)];
+        sorted[*f as usize] = s;
+        *f += 1;
+    }
+    let mut spans = Vec::with_capacity(sorted.len());
+    let start = column_starts(size, occ, |c| {
+        let (x, z) = (c % size, c / size);
+        let r = (z - occ.z0) * w + (x - occ.x0);
+        let col = &mut sorted[count[r] as usize..count[r + 1] as usize];
+        col.sort_unstable_by_key(|s| s.smin);
+        let mut i = 0;
+        while i < col.len() {
+            // One merged span: all raw spans reachable by overlap or touch.
+            let smin = col[i].smin;
+            let mut hi = col[i].smax;
+            let mut j = i + 1;
+            while j < col.len() && col[j].smin <= hi {
+                hi = hi.max(col[j].smax);
+                j += 1;
+            }
+            let area = col[i..j]
+                .iter()
+                .filter(|s| hi - s.smax <= climb)
+                .map(|s| s.area)
+                .max()
+                .unwrap_or(0);
+            spans.push(Span {
+                smin,
+                smax: hi,
+                area,
+            });
+            i = j;
+        }
+        Ok::<u32, std::convert::Infallible>(spans.len() as u32)
+    });
+    let Ok(start) = start;
+    Heightfield {
+        win,
+        occ,
+        start,
+        spans,
+    }
+}
+
+#[cfg(test)]
+#[path = "rasterize_tests.rs"]
+mod tests;

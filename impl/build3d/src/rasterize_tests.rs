@@ -1,0 +1,233 @@
+//! Rasterization (`spec/build3d.md` B14, B17–B19).
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::num::{ceil_i, floor_i};
+use crate::plan::walkable;
+use crate::test_kit::CELL;
+
+fn tri(p: [[f64; 3]; 3], area: u8) -> GridTri {
+    GridTri { p, area }
+}
+
+fn win(size: usize) -> Window {
+    Window {
+        x0: 0,
+        z0: 0,
+        size,
+        border: 0,
+    }
+}
+
+fn spans_of(hf: &Heightfield) -> Vec<(usize, Span)> {
+    (0..hf.start.len() - 1)
+        .flat_map(|c| hf.column(c).map(move |i| (c, hf.spans[i])))
+        .collect()
+}
+
+fn strip_of(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64) -> Vec<[f64; 3]> {
+    let mut out = Vec::new();
+    strip(poly, axis, lo, hi, |p| out.push(*p));
+    out
+}
+
+#[test]
+fn strip_keeps_points_on_the_lines_once() {
+    let t = [[0.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]];
+    // (1, 2, 1) lies on u = 1: kept as itself; the first edge crosses u = 1 at v = 0.5.
+    assert_eq!(
+        strip_of(&t, 0, 1.0, 3.0),
+        vec![[1.0, 0.5, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 1.0]]
+    );
+    // An edge crossing both lines gives both crossings, in the order it meets them.
+    let t = [[0.0, 0.0, 0.0], [4.0, 4.0, 0.0], [0.0, 0.0, 4.0]];
+    let s = strip_of(&t, 0, 1.0, 2.0);
+    assert_eq!(s[0], [1.0, 1.0, 0.0]);
+    assert_eq!(s[1], [2.0, 2.0, 0.0]);
+    assert_eq!(s.len(), 4);
+    assert_eq!(s[2][0], 2.0);
+    assert_eq!(s[3][0], 1.0);
+}
+
+#[test]
+fn crossings_do_not_depend_on_edge_direction() {
+    let a = [0.1, 0.7, 0.3];
+    let b = [2.9, 1.9, 0.8];
+    assert_eq!(crossing(&a, &b, 0, 1.0), crossing(&b, &a, 0, 1.0));
+    let t = (1.0 - a[0]) / (b[0] - a[0]);
+    assert_eq!(crossing(&a, &b, 0, 1.0)[1], a[1] + (b[1] - a[1]) * t);
+}
+
+#[test]
+fn integer_floor_and_ceil_are_exact() {
+    for x in [
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        1.0,
+        -1.0,
+        2.999999999999,
+        -2.000000001,
+        1e15 + 0.5,
+        -1e15 - 0.5,
+    ] {
+        assert_eq!(floor_i(x), x.floor() as i64, "{x}");
+        assert_eq!(ceil_i(x), x.ceil() as i64, "{x}");
+    }
+}
+
+#[test]
+fn vertical_wall_on_a_grid_line_goes_to_the_higher_column() {
+    // A wall in the plane u = 2: only column 2 of each row it crosses gets spans.
+    let t = tri([[2.0, 0.0, 0.5], [2.0, 3.0, 0.5], [2.0, 0.0, 1.5]], 0);
+    let hf = rasterize(&[t], &[0], win(4), 1, CELL, u64::MAX).unwrap();
+    let cols: Vec<usize> = spans_of(&hf).iter().map(|(c, _)| c % 4).collect();
+    assert!(!cols.is_empty());
+    assert!(cols.iter().all(|&x| x == 2), "{cols:?}");
+}
+
+#[test]
+fn span_bounds_floor_and_ceil() {
+    // A flat triangle inside a height cell, and one exactly on a height line: one cell each.
+    for y in [2.2, 2.0] {
+        let t = tri([[0.0, y, 0.0], [0.0, y, 1.0], [1.0, y, 0.0]], 63);
+        let hf = rasterize(&[t], &[0], win(2), 1, CELL, u64::MAX).unwrap();
+        let want = Span {
+            smin: 2,
+            smax: 3,
+            area: 63,
+        };
+        assert_eq!(spans_of(&hf)[0].1, want, "y = {y}");
+    }
+}
+
+fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
+    let raw = raw
+        .iter()
+        .map(|&(smin, smax, area)| RawSpan {
+            x: 0,
+            z: 0,
+            smin,
+            smax,
+            area,
+        })
+        .collect();
+    let occ = Occupied {
+        x0: 0,
+        z0: 0,
+        x1: 1,
+        z1: 1,
+    };
+    merge(raw, win(1), climb, occ).spans
+}
+
+#[test]
+fn merge_takes_the_area_of_spans_near_the_top() {
+    // Issue #59's cell: the steep triangle's top (12) is 6 above the floor's (6), climb 4.
+    let steep_first = merged(&[(0, 12, 0), (5, 6, 63)], 4);
+    let floor_first = merged(&[(5, 6, 63), (0, 12, 0)], 4);
+    assert_eq!(
+        steep_first,
+        vec![Span {
+            smin: 0,
+            smax: 12,
+            area: 0
+        }]
+    );
+    assert_eq!(floor_first, steep_first);
+    // Within climb of the top, the larger area wins.
+    assert_eq!(merged(&[(0, 12, 0), (5, 8, 63)], 4)[0].area, 63);
+    assert_eq!(merged(&[(0, 12, 0), (5, 7, 63)], 4)[0].area, 0);
+    // Touching spans merge; separated ones do not.
+    assert_eq!(
+        merged(&[(0, 3, 1), (3, 5, 2)], 0),
+        vec![Span {
+            smin: 0,
+            smax: 5,
+            area: 2
+        }]
+    );
+    assert_eq!(merged(&[(0, 3, 1), (4, 5, 2)], 0).len(), 2);
+}
+
+proptest! {
+    #[test]
+    fn columns_equal_strips(
+        pts in prop::collection::vec((0u8..16, 0.0..10.0f64), 3..4),
+        quarter in any::<bool>(),
+    ) {
+        // A triangle with corners on quarter or arbitrary positions, as a "slab".
+        let slab: Vec<[f64; 3]> = pts
+            .iter()
+            .enumerate()
+            .map(|(k, &(u, v))| {
+                let u = if quarter { f64::from(u) * 0.25 } else { f64::from(u) * 0.3 + 0.01 * k as f64 };
+                [u, v, k as f64]
+            })
+            .collect();
+        let (mut lo, mut hi) = (slab[0][0], slab[0][0]);
+        for p in &slab {
+            lo = lo.min(p[0]);
+            hi = hi.max(p[0]);
+        }
+        let (i0, i1) = (floor_i(lo), floor_i(hi));
+        let mut acc = Columns::default();
+        columns(&slab, i0, i1, &mut acc);
+        for (c, i) in (i0..=i1).enumerate() {
+            let mut want = Range::default();
+            strip(&slab, 0, i as f64, i as f64 + 1.0, |p| want.add(p[1]));
+            let (l, r, v) = (&acc.lines[c], &acc.lines[c + 1], &acc.verts[c]);
+            prop_assert_eq!(l.count + r.count + v.count, want.count);
+            if want.count > 0 {
+                prop_assert_eq!(l.lo.min(r.lo).min(v.lo), want.lo);
+                prop_assert_eq!(l.hi.max(r.hi).max(v.hi), want.hi);
+            }
+        }
+    }
+
+    #[test]
+    fn merge_is_order_free(
+        raw in prop::collection::vec((0u32..40, 1u32..8, 0u8..4), 0..30),
+        seed in any::<u64>(),
+        climb in 0u32..5,
+    ) {
+        let spans: Vec<(u32, u32, u8)> = raw.iter().map(|&(s, h, a)| (s, s + h, a)).collect();
+        let mut shuffled = spans.clone();
+        let mut x = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            shuffled.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        prop_assert_eq!(merged(&spans, climb), merged(&shuffled, climb));
+        // Every raw span lies inside exactly one merged span, and merged spans do not touch.
+        let m = merged(&spans, climb);
+        for w in m.windows(2) {
+            prop_assert!(w[0].smax < w[1].smin);
+        }
+        for &(s, e, _) in &spans {
+            prop_assert_eq!(m.iter().filter(|q| q.smin <= s && e <= q.smax).count(), 1);
+        }
+    }
+}
+
+#[test]
+fn walkable_threshold() {
+    // A slope of angle a rises tan(a) per unit: walkable below 45° and not above.
+    let ramp = |rise: f64| [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, rise, 0.0]];
+    let c = libm::cos(45.0 / 180.0 * std::f64::consts::PI);
+    assert!(walkable(&ramp(0.99), c));
+    assert!(!walkable(&ramp(1.01), c));
+    // Facing down is never walkable.
+    assert!(!walkable(
+        &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        0.0
+    ));
+    assert!(walkable(
+        &[[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
+        0.0
+    ));
+}

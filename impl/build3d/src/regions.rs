@@ -1,0 +1,359 @@
+//! Regions (`spec/build3d.md` §10): the walkable open spans of a tile's interior partitioned
+//! into **flat** regions — at most one span per column, and any two spans of a region in
+//! neighbouring columns linked both ways — so that every region is a height map over a set of
+//! cells and its outline is a plain cell outline.
+//!
+//! 1. **Sweep** (monotone partition). Rows ascending; in each row, columns ascending, spans
+//!    bottom-up: a span continues the sweep of its −x neighbour when the two are linked both
+//!    ways, have the same area, and that sweep has no span in this column yet; otherwise it
+//!    starts a new sweep. Then, per sweep in creation order: if every member's mutually linked
+//!    same-area −z neighbour that has a region has the same region r, at least one has, all the
+//!    spans of this row whose −z neighbour is in r belong to this sweep, and no span of r in the
+//!    row below would lie next to a member without being its −z link, the sweep joins r;
+//!    otherwise it becomes a new region (ids ascending from 1).
+//! 2. **Filter.** Regions connected through links form groups; a group with fewer than
+//!    `region_min_area` spans that nowhere links to the tile's padding is removed.
+//! 3. **Merge.** Repeated passes over the regions in ascending id until a pass merges nothing: a
+//!    region with at most `region_merge_area` spans, or one that touches no wall, merges into
+//!    the neighbour with the fewest spans (ties: lowest id) that has its area and with which the
+//!    union stays flat.
+//! 4. **Renumber** the surviving regions 1 … R in ascending order of their ids.
+//!
+//! Limits: L11 (regions per tile).
+
+use std::collections::BTreeSet;
+
+use crate::compact::Compact;
+use crate::error::{check, BuildError, LimitKind, TileCell};
+
+/// The region id of spans in the tile's padding.
+pub(crate) const BORDER: u32 = u32::MAX;
+
+/// The opposite of direction d.
+#[inline]
+pub(crate) fn opposite(d: usize) -> usize {
+    (d + 2) & 3
+}
+
+/// Spans i and j = neighbour(i, d) linked both ways.
+#[inline]
+pub(crate) fn mutual(c: &Compact, i: usize, d: usize) -> Option<usize> {
+    let j = c.neighbour(i, d)?;
+    (c.neighbour(j, opposite(d)) == Some(i)).then_some(j)
+}
+
+/// The region of every span: 0 none, [`BORDER`] padding, else 1 ..= `count`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Regions {
+    pub reg: Vec<u32>,
+    pub count: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Info {
+    spans: u64,
+    area: u8,
+    wall: bool,
+    border: bool,
+    alive: bool,
+    neighbours: BTreeSet<u32>,
+    conflicts: BTreeSet<u32>,
+}
+
+const NX: usize = 2;
+const NZ: usize = 3;
+
+/// Builds the regions of §10.
+pub(crate) fn regions(
+    c: &Compact,
+    min_area: u32,
+    merge_area: u32,
+    cell: TileCell,
+    max_regions: u64,
+) -> Result<Regions, BuildError> {
+    let (size, b) = (c.win.size, c.win.border);
+    let n = c.span_count();
+    let mut reg = vec![0u32; n];
+    for col in c.occ.cols(size) {
+        if !c.win.interior(col % size, col / size) {
+            for i in c.column(col) {
+                if c.area[i] != 0 {
+                    reg[i] = BORDER;
+                }
+            }
+        }
+    }
+    let mut next: u32 = 1;
+    let mut sweep_of = vec![u32::MAX; n];
+    let mut below_count: Vec<u32> = vec![0];
+    let mut sweeps: Vec<(usize, Vec<usize>)> = Vec::new();
+    let (xs, xe) = (b.max(c.occ.x0), (size - b).min(c.occ.x1));
+    for z in b.max(c.occ.z0)..(size - b).min(c.occ.z1) {
+        sweeps.clear();
+        for x in xs..xe {
+            for i in c.column(z * size + x) {
+                if c.area[i] == 0 {
+                    continue;
+                }
+                let joined = (x > b)
+                    .then(|| mutual(c, i, NX))
+                    .flatten()
+                    .filter(|&j| c.area[j] == c.area[i] && sweep_of[j] != u32::MAX)
+                    .map(|j| sweep_of[j] as usize)
+                    .filter(|&s| sweeps[s].0 != x);
+                let s = match joined {
+                    Some(s) => s,
+                    None => {
+                        sweeps.push((x, Vec::new()));
+                        sweeps.len() - 1
+                    }
+                };
+                sweeps[s].0 = x;
+                sweeps[s].1.push(i);
+                sweep_of[i] = s as u32;
+            }
+        }
+        // The region below each member, if any (read before this row assigns anything).
+        let below = |i: usize| -> Option<(usize, u32)> {
+            if z == b {
+                return None;
+            }
+            let j = mutual(c, i, NZ)?;
+            let r = reg[j];
+            (c.area[j] == c.area[i] && r != 0 && r != BORDER).then_some((j, r))
+        };
+        let belows: Vec<Vec<Option<(usize, u32)>>> = sweeps
+            .iter()
+            .map(|(_, m)| m.iter().map(|&i| below(i)).collect())
+            .collect();
+        let mut decided: Vec<(Option<u32>, u32)> = Vec::with_capacity(sweeps.len());
+        for bl in &belows {
+            let mut nei: Option<Option<u32>> = None;
+            let mut ns = 0u32;
+            for &(_, r) in bl.iter().flatten() {
+                below_count[r as usize] += 1;
+                ns += 1;
+                nei = match nei {
+                    None => Some(Some(r)),
+                    Some(Some(r0)) if r0 == r => Some(Some(r)),
+                    _ => Some(None),
+                };
+            }
+            decided.push((nei.flatten(), ns));
+        }
+        let mut targets = Vec::with_capacity(sweeps.len());
+        for (s, (_, members)) in sweeps.iter().enumerate() {
+            let (nei, ns) = decided[s];
+            let target = nei.filter(|&r| {
+                ns == below_count[r as usize]
+                    && members.iter().zip(&belows[s]).all(|(&i, bl)| {
+                        let link = bl.map(|(j, _)| j);
+                        let under = (z - 1) * size + c.col[i] as usize % size;
+                        c.column(under).all(|j| reg[j] != r || Some(j) == link)
+                    })
+            });
+            targets.push(target);
+        }
+        for (s, (_, members)) in sweeps.iter().enumerate() {
+            let r = match targets[s] {
+                Some(r) => r,
+                None => {
+                    let r = next;
+                    next += 1;
+                    check(
+                        Some(cell),
+                        None,
+                        LimitKind::Regions,
+                        u64::from(r),
+                        max_regions,
+                    )?;
+                    below_count.push(0);
+                    r
+                }
+            };
+            for &i in members {
+                reg[i] = r;
+                sweep_of[i] = u32::MAX;
+            }
+            for &(_, q) in belows[s].iter().flatten() {
+                below_count[q as usize] = 0;
+            }
+        }
+    }
+    let count = next - 1;
+    let mut info = analyse(c, &reg, count);
+    filter_small(&mut info, min_area);
+    let alias = merge(&mut info, merge_area);
+    // Renumber survivors ascending.
+    let mut new_id = vec![0u32; count as usize + 1];
+    let mut k = 0;
+    for r in 1..=count as usize {
+        if info[r].alive {
+            k += 1;
+            new_id[r] = k;
+        }
+    }
+    for r in reg.iter_mut() {
+        if *r != 0 && *r != BORDER {
+            *r = new_id[alias[*r as usize] as usize];
+        }
+    }
+    Ok(Regions { reg, count: k })
+}
+
+/// Per-region span counts, neighbours and flatness conflicts.
+fn analyse(c: &Compact, reg: &[u32], count: u32) -> Vec<Info> {
+    let mut info = vec![Info::default(); count as usize + 1];
+    let is_region = |r: u32| r != 0 && r != BORDER;
+    for (i, &r) in reg.iter().enumerate() {
+        if !is_region(r) {
+            continue;
+        }
+        let col = c.col[i] as usize;
+        let inf = &mut info[r as usize];
+        inf.spans += 1;
+        inf.area = c.area[i];
+        inf.alive = true;
+        for j in c.column(col) {
+            if j != i && is_region(reg[j]) && reg[j] != r {
+                inf.conflicts.insert(reg[j]);
+            }
+        }
+        for d in 0..4 {
+            match c.neighbour(i, d) {
+                Some(j) if reg[j] == BORDER => inf.border = true,
+                Some(j) if reg[j] == 0 => inf.wall = true,
+                Some(j) if reg[j] != r => {
+                    inf.neighbours.insert(reg[j]);
+                }
+                Some(_) => {}
+                None => inf.wall = true,
+            }
+            let link = mutual(c, i, d);
+            if let Some(nc) = c.neighbour_column(col, d) {
+                for j in c.column(nc) {
+                    if is_region(reg[j]) && reg[j] != r && Some(j) != link {
+                        inf.conflicts.insert(reg[j]);
+                    }
+                }
+            }
+        }
+    }
+    // Make both relations symmetric (links need not be mutual).
+    for r in 1..info.len() {
+        let (nb, cf): (Vec<u32>, Vec<u32>) = (
+            info[r].neighbours.iter().copied().collect(),
+            info[r].conflicts.iter().copied().collect(),
+        );
+        for q in nb {
+            info[q as usize].neighbours.insert(r as u32);
+        }
+        for q in cf {
+            info[q as usize].conflicts.insert(r as u32);
+        }
+    }
+    info
+}
+
+/// Removes small groups of regions that do not reach the padding (§10 step 2).
+fn filter_small(info: &mut [Info], min_area: u32) {
+    let mut seen = vec![false; info.len()];
+    let mut stack = Vec::new();
+    let mut group = Vec::new();
+    for r in 1..info.len() {
+        if seen[r] || !info[r].alive {
+            continue;
+        }
+        seen[r] = true;
+        stack.push(r);
+        group.clear();
+        let (mut total, mut border) = (0u64, false);
+        while let Some(q) = stack.pop() {
+            group.push(q);
+            total += info[q].spans;
+            border |= info[q].border;
+            for &n in &info[q].neighbours {
+                if !seen[n as usize] {
+                    seen[n as usize] = true;
+                    stack.push(n as usize);
+                }
+            }
+        }
+        if !border && total < u64::from(min_area) {
+            for &q in &group {
+                info[q].alive = false;
+            }
+        }
+    }
+}
+
+/// Merges small regions into neighbours (§10 step 3); returns each id's final id (0: removed).
+fn merge(info: &mut [Info], merge_area: u32) -> Vec<u32> {
+    let mut alias: Vec<u32> = (0..info.len() as u32).collect();
+    for r in 1..info.len() {
+        if !info[r].alive {
+            alias[r] = 0;
+        }
+    }
+    loop {
+        let mut merged = false;
+        for r in 1..info.len() {
+            let inf = &info[r];
+            if !inf.alive || (inf.spans > u64::from(merge_area) && inf.wall) {
+                continue;
+            }
+            let mut best: Option<(u64, u32)> = None;
+            for &q in &inf.neighbours {
+                let o = &info[q as usize];
+                if !o.alive || o.area != inf.area || inf.conflicts.contains(&q) {
+                    continue;
+                }
+                if best.is_none_or(|(s, _)| o.spans < s) {
+                    best = Some((o.spans, q));
+                }
+            }
+            let Some((_, t)) = best else { continue };
+            let t = t as usize;
+            let src = std::mem::take(&mut info[r]);
+            for &q in &src.neighbours {
+                let qi = &mut info[q as usize];
+                qi.neighbours.remove(&(r as u32));
+                if q as usize != t {
+                    qi.neighbours.insert(t as u32);
+                }
+            }
+            for &q in &src.conflicts {
+                let qi = &mut info[q as usize];
+                qi.conflicts.remove(&(r as u32));
+                qi.conflicts.insert(t as u32);
+            }
+            let dst = &mut info[t];
+            dst.spans += src.spans;
+            dst.wall |= src.wall;
+            dst.border |= src.border;
+            dst.neighbours.extend(src.neighbours.iter().copied());
+            dst.neighbours.remove(&(r as u32));
+            dst.neighbours.remove(&(t as u32));
+            dst.conflicts.extend(src.conflicts.iter().copied());
+            dst.conflicts.remove(&(t as u32));
+            alias[r] = t as u32;
+            merged = true;
+        }
+        if !merged {
+            break;
+        }
+    }
+    // Resolve chains of merges.
+    for r in 1..alias.len() {
+        let mut a = alias[r];
+        while a != 0 && alias[a as usize] != a {
+            a = alias[a as usize];
+        }
+        alias[r] = a;
+    }
+    alias
+}
+
+#[cfg(test)]
+#[path = "regions_tests.rs"]
+mod tests;
