@@ -21,8 +21,10 @@ impl NavMeshQuery<'_> {
     /// The ground polygon passing `filter` nearest to `center` among those whose bounds overlap
     /// the box `center ± half_extents` (`spec/queries.md` §3). `Ok(None)` when no polygon does.
     ///
-    /// Distance: the squared 3D distance from `center` to the polygon's closest x–z point lifted
-    /// to the detail height; ties go to the lowest `PolyRef`.
+    /// Score (Q2): a polygon the centre lies over scores `(dy − climb)²` for the height `dy`
+    /// between the centre and the surface beyond its tile's walkable climb, 0 within it (as an
+    /// agent stands on a floor); any other polygon, the squared 3D distance to its closest point
+    /// lifted to the detail height. The least (score, dy, `PolyRef`) wins (Q3).
     pub fn find_nearest_poly(
         &self,
         center: Vec3,
@@ -44,9 +46,10 @@ impl NavMeshQuery<'_> {
             center[1] + half_extents[1],
             center[2] + half_extents[2],
         ];
-        let mut best: Option<(f64, NearestPoly)> = None;
+        let mut best = Best::default();
         let mut visit = |r: TileRef, tile: &NavTile| {
             let flags = tile.all_flags();
+            let climb = tile.agent().climb;
             tile.query_index().overlapping(&bmin, &bmax, |i| {
                 if !filter.passes_flags(flags[i as usize]) {
                     return;
@@ -58,35 +61,18 @@ impl NavMeshQuery<'_> {
                     *c = tile.vertices()[v as usize];
                 }
                 let (q, edge) = closest_point_on_poly_xz(&center, &corners[..n]);
-                // A candidate the centre is not over scores at least its squared x–z distance
-                // (rounding is monotone), so when that is already above the best it cannot win,
-                // not even a tie, and its height is not needed.
-                if let (Some(_), Some((bd, _))) = (edge, &best) {
-                    if dist2_xz(&center, &q) > *bd {
-                        return;
-                    }
+                let over = edge.is_none();
+                // A candidate the centre is not over scores its squared 3D distance, which is at
+                // least its squared x–z distance (rounding is monotone): when that is already
+                // above the best score it cannot win, not even a tie, and needs no height.
+                if !over && best.beats(dist2_xz(&center, &q)) {
+                    return;
                 }
                 let index = PolyIndex(i);
                 let Some(h) = tile.poly_height(index, &q) else {
                     return;
                 };
-                let point = [q[0], h, q[2]];
-                let d = dist2_3(&center, &point);
-                let pr = r.poly(index);
-                let better = match &best {
-                    None => true,
-                    Some((bd, b)) => d < *bd || (d == *bd && pr < b.poly),
-                };
-                if better {
-                    best = Some((
-                        d,
-                        NearestPoly {
-                            poly: pr,
-                            point,
-                            over_poly: edge.is_none(),
-                        },
-                    ));
-                }
+                best.offer(&center, r.poly(index), [q[0], h, q[2]], over, climb);
             });
         };
         // Candidate cells: those overlapping the box (a polygon lies in its cell, rules T8 and
@@ -119,7 +105,7 @@ impl NavMeshQuery<'_> {
                 }
             }
         }
-        Ok(best.map(|(_, b)| b))
+        Ok(best.0.map(|(_, _, b)| b))
     }
 }
 
@@ -164,4 +150,48 @@ fn overlapping(
         last = last.checked_sub(1)?;
     }
     (first <= last).then_some((first, last))
+}
+
+/// The best candidate so far with its score d and height difference dy (`spec/queries.md` Q2).
+#[derive(Default)]
+struct Best(Option<(f64, f64, NearestPoly)>);
+
+impl Best {
+    /// True when every candidate scoring at least `d` loses: the best so far scores less.
+    #[inline]
+    fn beats(&self, d: f64) -> bool {
+        self.0.as_ref().is_some_and(|(bd, _, _)| d > *bd)
+    }
+
+    /// Scores candidate `poly` with nearest point `point` (Q2) and keeps it when it is better
+    /// (Q3): the least (d, dy, reference).
+    #[inline]
+    fn offer(&mut self, center: &Vec3, poly: PolyRef, point: Vec3, over_poly: bool, climb: f64) {
+        let dy = (center[1] - point[1]).abs();
+        let d = if over_poly {
+            let e = dy - climb;
+            if e > 0.0 {
+                e * e
+            } else {
+                0.0
+            }
+        } else {
+            dist2_3(center, &point)
+        };
+        let better = match &self.0 {
+            None => true,
+            Some((bd, bdy, b)) => (d, dy, poly) < (*bd, *bdy, b.poly),
+        };
+        if better {
+            self.0 = Some((
+                d,
+                dy,
+                NearestPoly {
+                    poly,
+                    point,
+                    over_poly,
+                },
+            ));
+        }
+    }
 }
