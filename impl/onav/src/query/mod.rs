@@ -26,6 +26,8 @@ mod fixtures;
 #[cfg(test)]
 mod nearest_tests;
 #[cfg(test)]
+mod path_tests;
+#[cfg(test)]
 mod query_tests;
 
 pub use filter::QueryFilter;

@@ -1,5 +1,6 @@
-//! `find_path` (`spec/queries.md` §4): A* over polygons, from the start polygon to the end
-//! polygon, with off-mesh links taken in their direction only.
+//! `find_path` (`spec/queries.md` §4): A* over crossings (a node per polygon and the polygon it is
+//! entered from), from the start polygon to the end polygon, with off-mesh links taken in their
+//! direction only.
 
 use super::geom::{dist3, midpoint};
 use super::pool::{Node, NodeKey, NO_PARENT};
@@ -60,6 +61,11 @@ impl NavMeshQuery<'_> {
     /// The polygon corridor from `start_ref` to `end_ref` (`spec/queries.md` §4). Both must be
     /// ground polygons and the positions finite. The start polygon is not tested against the
     /// filter; every other polygon entered must pass it.
+    ///
+    /// A node is a crossing (a polygon and the polygon it was entered from, P1), so a search
+    /// holds more nodes than it visits polygons. A `Complete` search that did not run out of
+    /// nodes, with every area cost ≥ [`HEURISTIC_SCALE`], returns a least-cost corridor in the
+    /// cost model of §4.2 (P6).
     pub fn find_path(
         &self,
         start_ref: PolyRef,
@@ -141,7 +147,7 @@ impl NavMeshQuery<'_> {
         open.clear();
         let start = pool
             .add(Node {
-                key: (start_ref, GROUND),
+                key: (None, start_ref, GROUND),
                 pos: start_pos,
                 g: 0.0,
                 f: dist3(&start_pos, &end_pos) * HEURISTIC_SCALE,
@@ -155,12 +161,13 @@ impl NavMeshQuery<'_> {
 
         while let Some(cur) = open.pop(pool) {
             let n = *pool.get(cur);
-            let (poly, state) = n.key;
-            if poly == end_ref {
+            let (source, poly, state) = n.key;
+            if poly == end_ref && state == GROUND {
                 reached = Some(cur);
                 break;
             }
-            let parent_key = (n.parent != NO_PARENT).then(|| pool.get(n.parent).key);
+            // The search never turns straight back to the polygon it came from (§4.3).
+            let back = source.map(|(p, _)| p);
             // Every node's polygon was valid when it was created, and the mesh does not change
             // during the search.
             let Some(here) = resolve(mesh, poly) else {
@@ -171,7 +178,7 @@ impl NavMeshQuery<'_> {
             for link in here.links {
                 let target = link.target;
                 // The neighbour's key and, for a new node, how to place it.
-                let key: NodeKey = match (state, link.kind) {
+                let (q_poly, q_state) = match (state, link.kind) {
                     (GROUND, LinkKind::Internal { .. } | LinkKind::Portal { .. }) => {
                         (target, GROUND)
                     }
@@ -189,9 +196,10 @@ impl NavMeshQuery<'_> {
                     }
                     _ => continue,
                 };
-                if Some(key) == parent_key {
+                if Some(q_poly) == back {
                     continue;
                 }
+                let key: NodeKey = (Some((poly, state)), q_poly, q_state);
                 let Some(there) = resolve(mesh, target).filter(|v| filter.passes_view(v)) else {
                     continue;
                 };
@@ -224,7 +232,7 @@ impl NavMeshQuery<'_> {
                     },
                 };
                 let step = dist3(&n.pos, &q) * cost_here;
-                let (g, h) = if key == (end_ref, GROUND) {
+                let (g, h) = if q_poly == end_ref && q_state == GROUND {
                     let last = dist3(&q, &end_pos) * filter.cost_of(&there);
                     (n.g + step + last, 0.0)
                 } else {
@@ -266,15 +274,16 @@ impl NavMeshQuery<'_> {
         let (last, status) = match reached {
             Some(i) => (i, PathStatus::Complete),
             None => {
-                // The ground node nearest the end: least (dist3(pos, end_pos), PolyRef).
+                // The ground node nearest the end: least (dist3(pos, end_pos), PolyRef, number);
+                // nodes are visited in number order and replace the best only when strictly less.
                 let mut best = (f64::INFINITY, start_ref, start);
                 for (i, m) in pool.nodes().iter().enumerate() {
-                    if m.key.1 != GROUND {
+                    if m.key.2 != GROUND {
                         continue;
                     }
                     let d = dist3(&m.pos, &end_pos);
-                    if d < best.0 || (d == best.0 && m.key.0 < best.1) {
-                        best = (d, m.key.0, i as u32);
+                    if d < best.0 || (d == best.0 && m.key.1 < best.1) {
+                        best = (d, m.key.1, i as u32);
                     }
                 }
                 let status = if out_of_nodes {
@@ -288,7 +297,7 @@ impl NavMeshQuery<'_> {
         let mut i = last;
         while i != NO_PARENT && corridor.len() < pool.nodes().len() {
             let m = pool.get(i);
-            corridor.push(m.key.0);
+            corridor.push(m.key.1);
             i = m.parent;
         }
         corridor.reverse();

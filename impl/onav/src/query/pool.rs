@@ -1,6 +1,6 @@
-//! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order,
-//! a hash map used only to find a node by key (never iterated), and a binary heap ordered by
-//! (f, PolyRef, state) with stale entries skipped.
+//! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order
+//! (a node's index is its number), a hash map used only to find a node by key (never iterated),
+//! and a binary heap ordered by (f, number) with stale entries skipped.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -9,9 +9,10 @@ use crate::geom::Vec3;
 use crate::hash::FixedState;
 use crate::ids::PolyRef;
 
-/// A search node's identity: the polygon and the state (0 for a ground polygon; 1 + the boarding
-/// end for an off-mesh link polygon, so a bidirectional link is two nodes).
-pub(crate) type NodeKey = (PolyRef, u8);
+/// A search node's identity (`spec/queries.md` §4.1): its source (the polygon and state it is
+/// entered from; `None` for the start node), its polygon and its state (0 for a ground polygon;
+/// 1 + the boarding end for an off-mesh link polygon, so a bidirectional link is two nodes).
+pub(crate) type NodeKey = (Option<(PolyRef, u8)>, PolyRef, u8);
 
 /// No parent.
 pub(crate) const NO_PARENT: u32 = u32::MAX;
@@ -79,11 +80,10 @@ impl NodePool {
     }
 }
 
-/// An open-list entry; ordered by (f, PolyRef, state).
+/// An open-list entry; ordered by (f, node number).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     f: f64,
-    key: NodeKey,
     node: u32,
 }
 
@@ -100,16 +100,13 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.f
-            .total_cmp(&other.f)
-            .then(self.key.cmp(&other.key))
-            .then(self.node.cmp(&other.node))
+        self.f.total_cmp(&other.f).then(self.node.cmp(&other.node))
     }
 }
 
 /// The open list: a min-heap of entries. A node whose f decreased has a newer entry; the older
 /// ones are skipped when popped, so each pop yields the open node with the least
-/// (f, PolyRef, state).
+/// (f, number).
 #[derive(Default)]
 pub(crate) struct OpenList(BinaryHeap<Reverse<Entry>>);
 
@@ -121,14 +118,10 @@ impl OpenList {
 
     pub fn push(&mut self, pool: &NodePool, node: u32) {
         let n = pool.get(node);
-        self.0.push(Reverse(Entry {
-            f: n.f,
-            key: n.key,
-            node,
-        }));
+        self.0.push(Reverse(Entry { f: n.f, node }));
     }
 
-    /// The open node with the least (f, PolyRef, state), marked closed.
+    /// The open node with the least (f, number), marked closed.
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
         while let Some(Reverse(e)) = self.0.pop() {
             let n = pool.get_mut(e.node);
@@ -153,7 +146,7 @@ mod tests {
 
     fn node(p: u32, f: f64) -> Node {
         Node {
-            key: (r(p), 0),
+            key: (None, r(p), 0),
             pos: [0.0; 3],
             g: 0.0,
             f,
@@ -163,7 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn pops_least_f_then_ref_and_skips_stale_entries() {
+    fn pops_least_f_then_number_and_skips_stale_entries() {
         let mut pool = NodePool::default();
         pool.reset(8);
         let mut open = OpenList::default();
@@ -172,14 +165,15 @@ mod tests {
             open.push(&pool, i);
         }
         // Node 2's f drops below the others: its old entry becomes stale.
-        let i2 = pool.find(&(r(2), 0)).unwrap();
+        let i2 = pool.find(&(None, r(2), 0)).unwrap();
         pool.get_mut(i2).f = 1.0;
         open.push(&pool, i2);
         let mut order = Vec::new();
         while let Some(i) = open.pop(&mut pool) {
-            order.push(pool.get(i).key.0.poly().0);
+            order.push(pool.get(i).key.1.poly().0);
         }
-        assert_eq!(order, vec![2, 1, 3, 0]);
+        // Polygons 3 and 1 tie at f = 2: node 0 (polygon 3) was created first.
+        assert_eq!(order, vec![2, 3, 1, 0]);
     }
 
     #[test]
@@ -189,7 +183,7 @@ mod tests {
         assert!(pool.add(node(0, 0.0)).is_some());
         assert!(pool.add(node(1, 0.0)).is_some());
         assert!(pool.add(node(2, 0.0)).is_none());
-        assert_eq!(pool.find(&(r(2), 0)), None);
+        assert_eq!(pool.find(&(None, r(2), 0)), None);
         assert_eq!(pool.nodes().len(), 2);
     }
 }
