@@ -151,6 +151,8 @@ impl NavMeshQuery<'_> {
                 pos: start_pos,
                 g: 0.0,
                 f: dist3(&start_pos, &end_pos) * HEURISTIC_SCALE,
+                tail: 0.0,
+                is_end: false,
                 parent: NO_PARENT,
                 closed: false,
             })
@@ -200,13 +202,34 @@ impl NavMeshQuery<'_> {
                     continue;
                 }
                 let key: NodeKey = (Some((poly, state)), q_poly, q_state);
-                let Some(there) = resolve(mesh, target).filter(|v| filter.passes_view(v)) else {
-                    continue;
-                };
-                let existing = pool.find(&key);
-                let q = match existing {
-                    Some(i) => pool.get(i).pos,
-                    None => match link.kind {
+                let node = if let Some(i) = pool.find(&key) {
+                    // An existing crossing: its target passed the filter when it was created (the
+                    // mesh and the filter do not change during a search), and its position and
+                    // the terms depending on it alone (h, or the end's last leg) are kept.
+                    let m = pool.get_mut(i);
+                    // f = (n.g + step) + tail (+ 0) is at least n.g + tail, rounding being
+                    // monotone and step ≥ 0: when that bound already fails the strict test
+                    // below, so does f, and the step's square root is not needed.
+                    if (n.g + m.tail).partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+                        continue;
+                    }
+                    let step = dist3(&n.pos, &m.pos) * cost_here;
+                    let (g, f) = m.costs(n.g + step);
+                    // Only a strictly lower f updates (a NaN f never does).
+                    if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+                        continue;
+                    }
+                    m.g = g;
+                    m.f = f;
+                    m.parent = cur;
+                    m.closed = false;
+                    i
+                } else {
+                    let Some(there) = resolve(mesh, target).filter(|v| filter.passes_view(v))
+                    else {
+                        continue;
+                    };
+                    let q = match link.kind {
                         LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
                             let Some(g) = ground.as_ref() else { continue };
                             let Some((l, r)) = edge_portal(g, &link.kind) else {
@@ -229,43 +252,32 @@ impl NavMeshQuery<'_> {
                             Some(l) => link_point(l, end),
                             None => continue,
                         },
-                    },
-                };
-                let step = dist3(&n.pos, &q) * cost_here;
-                let (g, h) = if q_poly == end_ref && q_state == GROUND {
-                    let last = dist3(&q, &end_pos) * filter.cost_of(&there);
-                    (n.g + step + last, 0.0)
-                } else {
-                    (n.g + step, dist3(&q, &end_pos) * HEURISTIC_SCALE)
-                };
-                let f = g + h;
-                let node = match existing {
-                    Some(i) => {
-                        let m = pool.get_mut(i);
-                        // Only a strictly lower f updates (a NaN f never does).
-                        if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
-                            continue;
-                        }
-                        m.g = g;
-                        m.f = f;
-                        m.parent = cur;
-                        m.closed = false;
-                        i
-                    }
-                    None => match pool.add(Node {
+                    };
+                    let step = dist3(&n.pos, &q) * cost_here;
+                    let is_end = q_poly == end_ref && q_state == GROUND;
+                    let tail = if is_end {
+                        dist3(&q, &end_pos) * filter.cost_of(&there)
+                    } else {
+                        dist3(&q, &end_pos) * HEURISTIC_SCALE
+                    };
+                    let mut m = Node {
                         key,
                         pos: q,
-                        g,
-                        f,
+                        g: 0.0,
+                        f: 0.0,
+                        tail,
+                        is_end,
                         parent: cur,
                         closed: false,
-                    }) {
+                    };
+                    (m.g, m.f) = m.costs(n.g + step);
+                    match pool.add(m) {
                         Some(i) => i,
                         None => {
                             out_of_nodes = true;
                             continue;
                         }
-                    },
+                    }
                 };
                 open.push(pool, node);
             }

@@ -25,13 +25,48 @@ pub(crate) struct Node {
     pub pos: Vec3,
     pub g: f64,
     pub f: f64,
+    /// A term fixed by the position (`spec/queries.md` §4.2): for the end polygon's ground node
+    /// the last leg `dist3(pos, end_pos)·cost(end_ref)`, added to g; otherwise the heuristic
+    /// `dist3(pos, end_pos)·H`, added to g for f.
+    pub tail: f64,
+    /// The end polygon's ground node.
+    pub is_end: bool,
     pub parent: u32,
     pub closed: bool,
 }
 
+impl Node {
+    /// (g, f) of this node reached at cost `g_in` = n.g + step (§4.2): the end's
+    /// `g = g_in + last`, `f = g + 0`; any other's `g = g_in`, `f = g + h`.
+    #[inline]
+    pub fn costs(&self, g_in: f64) -> (f64, f64) {
+        if self.is_end {
+            let g = g_in + self.tail;
+            (g, g + 0.0)
+        } else {
+            (g_in, g_in + self.tail)
+        }
+    }
+}
+
+/// A key as the node index hashes it: one 64-bit word mixing the two references and states
+/// (equal keys hash alike; equality is still that of the whole key, so the hash affects speed
+/// only).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct IndexKey(NodeKey);
+
+impl std::hash::Hash for IndexKey {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let (source, poly, state) = self.0;
+        let s = source.map_or(u64::MAX, |(r, st)| r.raw() ^ u64::from(st) << 62);
+        h.write_u64(s.rotate_left(29) ^ poly.raw() ^ u64::from(state) << 61);
+    }
+}
+
 /// The node index: lookup only, never iterated, so its order reaches no result.
 #[allow(clippy::disallowed_types)]
-type NodeIndex = std::collections::HashMap<NodeKey, u32, FixedState>;
+type NodeIndex = std::collections::HashMap<IndexKey, u32, FixedState>;
 
 /// The pool: at most `max` nodes. Reset keeps the memory, so a search after a first one of the
 /// same size allocates nothing.
@@ -52,7 +87,7 @@ impl NodePool {
 
     /// The node with this key, if it exists.
     pub fn find(&self, key: &NodeKey) -> Option<u32> {
-        self.index.get(key).copied()
+        self.index.get(&IndexKey(*key)).copied()
     }
 
     /// Adds a node; `None` when the pool is full.
@@ -61,7 +96,7 @@ impl NodePool {
             return None;
         }
         let i = self.nodes.len() as u32;
-        self.index.insert(node.key, i);
+        self.index.insert(IndexKey(node.key), i);
         self.nodes.push(node);
         Some(i)
     }
@@ -150,6 +185,8 @@ mod tests {
             pos: [0.0; 3],
             g: 0.0,
             f,
+            tail: 0.0,
+            is_end: false,
             parent: NO_PARENT,
             closed: false,
         }
