@@ -294,13 +294,14 @@ impl Query<'_> {
         Some((r.status == PathStatus::Complete, r.cost))
     }
 
-    /// `find_path`, with the corridor copied out.
-    pub fn path(&mut self, s: Ref, e: Ref, sp: [f64; 3], ep: [f64; 3]) -> Option<Path> {
-        let (complete, cost) = self.path_into(s, e, sp, ep)?;
+    /// `find_path` with an owned corridor (for comparing answers; the timed call is
+    /// [`Query::path_into`]).
+    pub fn path(&self, s: Ref, e: Ref, sp: [f64; 3], ep: [f64; 3]) -> Option<Path> {
+        let r = self.q.find_path(s, e, sp, ep, &self.filter).ok()?;
         Some(Path {
-            complete,
-            cost,
-            corridor: self.corridor.clone(),
+            complete: r.status == PathStatus::Complete,
+            cost: r.cost,
+            corridor: r.corridor,
         })
     }
 

@@ -364,7 +364,7 @@ mod tests {
             (x >> 11) as f64 / (1u64 << 53) as f64
         };
         // Points on a coarse grid, so that starts and ends land on edges and vertices too.
-        let mut coarse = |unit: &mut dyn FnMut() -> f64| (unit() * 8.0).floor() * 0.25 - 0.5;
+        let coarse = |unit: &mut dyn FnMut() -> f64| (unit() * 8.0).floor() * 0.25 - 0.5;
         for _ in 0..200_000 {
             let s = [coarse(&mut unit), 0.0, coarse(&mut unit)];
             let e = if unit() < 0.1 {
