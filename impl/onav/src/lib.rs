@@ -13,6 +13,7 @@ pub mod library;
 pub mod limits;
 pub mod mesh;
 pub mod meshfile;
+mod par;
 pub mod params;
 pub mod query;
 mod record;

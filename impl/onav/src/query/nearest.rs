@@ -48,10 +48,12 @@ impl NavMeshQuery<'_> {
         ];
         let mut best = Best::default();
         let mut visit = |r: TileRef, tile: &NavTile| {
-            let flags = tile.all_flags();
             let climb = tile.agent().climb;
             tile.query_index().overlapping(&bmin, &bmax, |i| {
-                if !filter.passes_flags(flags[i as usize]) {
+                if !tile
+                    .flags(PolyIndex(i))
+                    .is_some_and(|f| filter.passes_flags(f))
+                {
                     return;
                 }
                 let poly = &tile.ground_polys()[i as usize];

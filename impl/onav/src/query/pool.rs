@@ -6,7 +6,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use crate::geom::Vec3;
-use crate::hash::FixedState;
+use crate::hash::Fixed;
 use crate::ids::PolyRef;
 
 /// A search node's identity (`spec/queries.md` §4.1): its source (the polygon and state it is
@@ -66,7 +66,7 @@ impl std::hash::Hash for IndexKey {
 
 /// The node index: lookup only, never iterated, so its order reaches no result.
 #[allow(clippy::disallowed_types)]
-type NodeIndex = std::collections::HashMap<IndexKey, u32, FixedState>;
+type NodeIndex = std::collections::HashMap<IndexKey, u32, Fixed>;
 
 /// The pool: at most `max` nodes. Reset keeps the memory, so a search after a first one of the
 /// same size allocates nothing.

@@ -89,7 +89,8 @@ impl<'m> PolyView<'m> {
     /// Current flags.
     #[inline]
     pub fn flags(&self) -> u16 {
-        self.tile.all_flags()[self.index as usize]
+        // The index is in range (a view is of a valid polygon), so this is never the default.
+        self.tile.flags(PolyIndex(self.index)).unwrap_or_default()
     }
 }
 
