@@ -102,6 +102,8 @@ enum Cmd {
         /// Second file.
         b: PathBuf,
     },
+    /// Draw tiles, mesh files or snapshots as an SVG top view, with query overlays.
+    Draw(commands::draw::DrawArgs),
 }
 
 /// The exit status of a command: 0 pass, 1 fail or differ, 2 an error that kept it from running
@@ -152,6 +154,7 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
         Cmd::Testee { mutant } => commands::testee::run(mutant),
         Cmd::Inspect { file, library } => commands::inspect::run(&file, &library),
         Cmd::Diff { a, b } => commands::diff::run(&a, &b),
+        Cmd::Draw(args) => commands::draw::run(&args),
     }
 }
 

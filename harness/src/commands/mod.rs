@@ -8,6 +8,7 @@ use crate::suite::{self, CaseResult, Suite, Target};
 pub mod bless;
 pub mod compile;
 pub mod diff;
+pub mod draw;
 pub mod inspect;
 pub mod matrix;
 pub mod matrix_compare;
