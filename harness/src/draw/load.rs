@@ -50,6 +50,38 @@ fn tiles_mesh(tiles: &[NavTile]) -> Result<TiledNavMesh, String> {
     Ok(m)
 }
 
+/// The decode of a file cut short, drawn as far as it goes: where the decode stops at a
+/// container's length (`section[i].length`, `slot[i].tile_length`, `tile[i].length`) that claims
+/// more bytes than remain, the length is taken as what remains and the decode goes on into the
+/// container. Only the picture uses this; the problems shown are those of the real bytes.
+fn lenient_decode(bytes: &[u8]) -> crate::files::decode::Decoded {
+    let mut b = bytes.to_vec();
+    let mut d = decode(&b);
+    for _ in 0..8 {
+        let Some((at, _)) = &d.stopped else { break };
+        let at = *at;
+        let is_length = d.fields.iter().any(|f| {
+            f.offset == at
+                && f.size == 4
+                && (f.path.ends_with(".length") || f.path.ends_with(".tile_length"))
+        });
+        let Some(rest) = usize::try_from(at)
+            .ok()
+            .and_then(|a| b.len().checked_sub(a + 4))
+            .and_then(|r| u32::try_from(r).ok())
+        else {
+            break;
+        };
+        if !is_length {
+            break;
+        }
+        let a = at as usize;
+        b[a..a + 4].copy_from_slice(&rest.to_le_bytes());
+        d = decode(&b);
+    }
+    d
+}
+
 /// The scene of bytes onav rejected (or could not restore without the library's tiles).
 fn decoded_scene(
     title: String,
@@ -57,7 +89,8 @@ fn decoded_scene(
     err: Option<&RestoreError>,
     lib: &TileLibrary,
 ) -> Scene {
-    let d = decode(bytes);
+    let real = decode(bytes);
+    let d = lenient_decode(bytes);
     let f = Fields::of(&d);
     let mut tiles = Vec::new();
     let mut prefixes = Vec::new();
@@ -128,7 +161,7 @@ fn decoded_scene(
     if let Some(e) = err {
         problems.insert(0, error_text(e));
     }
-    if let Some((at, why)) = &d.stopped {
+    if let Some((at, why)) = &real.stopped {
         problems.push(format!("decode stopped at byte {at}: {why}"));
     }
     let mut s = Scene {

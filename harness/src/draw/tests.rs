@@ -169,3 +169,114 @@ fn a_path_draws_its_corridor_and_straight_path() {
     assert!(o.dots.iter().any(|d| d.1 == query::Dot::Start));
     assert!(o.dots.iter().any(|d| d.1 == query::Dot::End));
 }
+
+fn corpus(dir: &str) -> Vec<Vec<u8>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz")
+        .join(dir);
+    let Ok(rd) = std::fs::read_dir(&root) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// The committed seeds and regressions of the `draw_hostile` fuzz target replay through the
+/// entry point the fuzzer calls, and so do 25 corruptions of each seed: every one draws a
+/// picture (onav's verdict on it is in the picture), and never panics.
+#[test]
+fn draw_hostile_seeds_and_corruptions_replay() {
+    let seeds = corpus("seeds/draw_hostile");
+    assert!(seeds.len() >= 10, "the seed corpus is committed");
+    for r in corpus("regressions/draw_hostile") {
+        fuzz_draw(&r);
+    }
+    let mut h = 11u64;
+    let mut rejected = 0;
+    for s in &seeds {
+        assert!(fuzz_draw(s).ends_with("</svg>\n"));
+        for _ in 0..25 {
+            h = onav::generator::mix(h);
+            let mut g = s.clone();
+            if g.is_empty() {
+                break;
+            }
+            let at = (h % g.len() as u64) as usize;
+            match h >> 62 {
+                0 => g[at] ^= (h >> 8) as u8 | 1,
+                1 => g[at] = 0xff,
+                2 => g.truncate(at),
+                _ => g.splice(at..at, [(h >> 16) as u8]).for_each(drop),
+            }
+            let svg = fuzz_draw(&g);
+            assert!(svg.ends_with("</svg>\n"));
+            rejected += usize::from(svg.contains("rejected ("));
+        }
+    }
+    assert!(
+        rejected > 150,
+        "most corruptions are rejected and drawn as such: {rejected}"
+    );
+}
+
+#[test]
+fn rejected_bytes_are_drawn_as_far_as_they_decode() {
+    let snap = mesh().snapshot(SnapshotMode::Full);
+    let d = crate::files::decode::decode(&snap);
+    // A vertex index out of range in polygon 1 of the tile in slot 2: the other tiles and the
+    // other polygons are drawn, the polygon is marked and the error is written.
+    let f = d.field("slot[2].tile.polygon[1].vertex[0]").unwrap();
+    let mut bad = snap.clone();
+    bad[f.offset as usize..f.offset as usize + 4].copy_from_slice(&1000u32.to_le_bytes());
+    let s = load::file_scene(
+        &Input {
+            name: "bad".into(),
+            bytes: bad.clone(),
+        },
+        &TileLibrary::new(),
+    );
+    assert_eq!(s.tiles.len(), 4);
+    assert!(
+        s.problems[0].starts_with("rejected (format)"),
+        "{:?}",
+        s.problems
+    );
+    assert_eq!(s.marks.len(), 1);
+    assert_eq!(s.marks[0].label, "slot[2].tile.polygon[1].vertex[0]");
+    assert_eq!(
+        (s.marks[0].tile, s.marks[0].target),
+        (Some(2), scene::Target::Poly(1))
+    );
+    assert!(
+        s.tiles[2].polys[1].is_none(),
+        "the polygon has no drawable corners"
+    );
+    assert!(s.tiles[2].polys[0].is_some());
+    let svg = draw(
+        &one("bad", bad),
+        &TileLibrary::new(),
+        &View::default(),
+        &Queries::default(),
+    );
+    assert!(svg.contains("rejected (format)"));
+    assert!(svg.contains(">slot[2].tile.polygon[1].vertex[0]</text>"));
+    // Cut short: the tiles before the cut are drawn, and where the decode stopped is written.
+    let cut = &snap[..snap.len() / 2];
+    let s = load::file_scene(
+        &Input {
+            name: "cut".into(),
+            bytes: cut.to_vec(),
+        },
+        &TileLibrary::new(),
+    );
+    assert!(
+        !s.tiles.is_empty() && s.tiles.len() < 4,
+        "{}",
+        s.tiles.len()
+    );
+    assert!(s
+        .problems
+        .iter()
+        .any(|p| p.starts_with("decode stopped at byte")));
+}
