@@ -101,6 +101,9 @@ enum Cmd {
         a: PathBuf,
         /// Second file.
         b: PathBuf,
+        /// Also draw both files with the difference marked, as SVG, here.
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
     /// Draw tiles, mesh files or snapshots as an SVG top view, with query overlays.
     Draw(commands::draw::DrawArgs),
@@ -153,7 +156,8 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
         Cmd::SpecIndex { check } => commands::spec_index::run(&root, check),
         Cmd::Testee { mutant } => commands::testee::run(mutant),
         Cmd::Inspect { file, library } => commands::inspect::run(&file, &library),
-        Cmd::Diff { a, b } => commands::diff::run(&a, &b),
+        Cmd::Diff { a, b, svg } => commands::draw::diff_svg(&a, &b, svg.as_deref())
+            .and_then(|()| commands::diff::run(&a, &b)),
         Cmd::Draw(args) => commands::draw::run(&args),
     }
 }

@@ -126,8 +126,8 @@ fn picture(name: &str, mine: &CaseState, other: &CaseState, d: &Difference) -> S
         &TileLibrary::new(),
     );
     reported_edges(&mut scene, mine, other);
-    mark_difference(&mut scene, d, name == "expected");
-    render(&[scene], None, &View::default())
+    let notes = mark_difference(&mut scene, d, name == "expected");
+    render(&[scene], None, &View::default(), &notes)
 }
 
 /// The field path of a difference on side A (`a`) or B.
@@ -142,16 +142,14 @@ pub fn difference_path(d: &Difference, a: bool) -> Option<&str> {
     }
 }
 
-/// Marks the first difference on a scene (side A when `a`), with its text as a problem.
-pub fn mark_difference(scene: &mut Scene, d: &Difference, a: bool) {
+/// Marks the first difference on a scene (side A when `a`); returns its text, a line each.
+pub fn mark_difference(scene: &mut Scene, d: &Difference, a: bool) -> Vec<String> {
     if *d == Difference::Identical {
-        return;
+        return Vec::new();
     }
-    for line in d.to_string().lines() {
-        scene.problems.push(line.trim().to_owned());
-    }
+    let text = d.to_string().lines().map(|l| l.trim().to_owned()).collect();
     let Some(path) = difference_path(d, a) else {
-        return;
+        return text;
     };
     let (tile, target) = resolve(scene, path);
     scene.marks.push(Mark {
@@ -160,6 +158,7 @@ pub fn mark_difference(scene: &mut Scene, d: &Difference, a: bool) {
         kind: MarkKind::Difference,
         label: path.to_owned(),
     });
+    text
 }
 
 /// `expected.svg` and `got.svg` of a failing case: each state's snapshot with its reported links;

@@ -48,7 +48,7 @@ pub fn draw(inputs: &[Input], library: &TileLibrary, view: &View, queries: &Quer
     } else {
         None
     };
-    render::render(&scenes, overlay.as_ref().map(|(i, o)| (*i, o)), view)
+    render::render(&scenes, overlay.as_ref().map(|(i, o)| (*i, o)), view, &[])
 }
 
 /// `onav diff A B --svg`: both files side by side, the first structural difference marked on
@@ -59,7 +59,7 @@ pub fn diff_picture(a: &Input, b: &Input, library: &TileLibrary) -> String {
     let mut sb = load::file_scene(b, library);
     sa.title = format!("A = {}", sa.title);
     sb.title = format!("B = {}", sb.title);
-    case::mark_difference(&mut sa, &d, true);
+    let notes = case::mark_difference(&mut sa, &d, true);
     if let Some(p) = case::difference_path(&d, false) {
         let (tile, target) = scene::resolve(&sb, p);
         sb.marks.push(scene::Mark {
@@ -69,7 +69,7 @@ pub fn diff_picture(a: &Input, b: &Input, library: &TileLibrary) -> String {
             label: p.to_owned(),
         });
     }
-    render::render(&[sa, sb], None, &View::default())
+    render::render(&[sa, sb], None, &View::default(), &notes)
 }
 
 /// Fuzz entry point: draws arbitrary bytes as a file, alone and against a library holding

@@ -178,7 +178,12 @@ fn scale_length(s: f64, max_px: f64) -> (f64, usize) {
 }
 
 /// Draws scenes, with an overlay on scene `o.0`.
-pub fn render(scenes: &[Scene], overlay: Option<(usize, &Overlay)>, view: &View) -> String {
+pub fn render(
+    scenes: &[Scene],
+    overlay: Option<(usize, &Overlay)>,
+    view: &View,
+    notes: &[String],
+) -> String {
     // Panels, one per scene and layer shown.
     let mut panels: Vec<Panel<'_>> = Vec::new();
     for (si, sc) in scenes.iter().enumerate() {
@@ -226,7 +231,7 @@ pub fn render(scenes: &[Scene], overlay: Option<(usize, &Overlay)>, view: &View)
         }
     }
     // Problems and query notes go above the panels.
-    let mut header: Vec<(String, &str)> = Vec::new();
+    let mut header: Vec<(String, &str)> = notes.iter().map(|n| (n.clone(), "#e8590c")).collect();
     for sc in scenes {
         for p in &sc.problems {
             header.push((format!("{}: {p}", sc.title), "#c92a2a"));
@@ -818,11 +823,16 @@ fn draw_marks(svg: &mut Svg, p: &Panel<'_>, sc: &Scene) {
             }
         }
         if let Some(a) = anchor {
+            // Kept inside the panel: right-aligned in its right half, below its top line.
+            let right = a[0] > p.at[0] + p.w / 2.0;
+            let x = a[0].clamp(p.at[0] + 4.0, p.at[0] + p.w - 4.0);
+            let y = a[1].clamp(p.at[1] + 14.0, p.at[1] + p.h - 4.0);
             svg.text(
                 "text",
                 &[
-                    ("x", a[0].into()),
-                    ("y", a[1].into()),
+                    ("x", x.into()),
+                    ("y", y.into()),
+                    ("text-anchor", (if right { "end" } else { "start" }).into()),
                     ("font-size", 11.0.into()),
                     ("font-weight", "bold".into()),
                     ("fill", colour.into()),
