@@ -111,8 +111,9 @@ fn reported_edges(scene: &mut Scene, mine: &CaseState, other: &CaseState) {
         })
         .sum();
     if extra > 0 {
+        let s = if extra == 1 { "" } else { "s" };
         scene.problems.push(format!(
-            "{extra} links reported here and not in the other picture"
+            "{extra} link{s} reported here and not in the other picture"
         ));
     }
 }

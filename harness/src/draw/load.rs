@@ -184,22 +184,34 @@ fn decoded_scene(
     s
 }
 
-/// The field path prefix of the tile at each slot of a mesh read from a mesh file: the file's
-/// `tile[i].` whose position is the tile's.
-fn mesh_file_prefixes(s: &mut Scene, bytes: &[u8]) {
+/// The field path prefix of each tile of a mesh read from a mesh file: the file's `tile[i].`
+/// whose position is the tile's. It decodes the whole file, so only pictures that mark a field
+/// path (`diff --svg`) ask for it.
+pub fn mesh_file_prefixes(s: &mut Scene, bytes: &[u8]) {
+    if FileKind::of(bytes) != FileKind::MeshFile || s.mesh.is_none() {
+        return;
+    }
     let d = decode(bytes);
     let f = Fields::of(&d);
-    let n = f.u("tile_count").unwrap_or(0);
+    let mut at = std::collections::BTreeMap::new();
+    for i in 0..f.u("tile_count").unwrap_or(0) {
+        let pos = (
+            f.i(&format!("tile[{i}].position.column")),
+            f.i(&format!("tile[{i}].position.row")),
+            f.u(&format!("tile[{i}].position.layer")),
+        );
+        at.entry(pos).or_insert(i);
+    }
     s.prefixes = s
         .tiles
         .iter()
         .map(|t| {
-            (0..n)
-                .find(|i| {
-                    f.i(&format!("tile[{i}].position.column")) == Some(i64::from(t.pos.column))
-                        && f.i(&format!("tile[{i}].position.row")) == Some(i64::from(t.pos.row))
-                        && f.u(&format!("tile[{i}].position.layer")) == Some(u64::from(t.pos.layer))
-                })
+            let key = (
+                Some(i64::from(t.pos.column)),
+                Some(i64::from(t.pos.row)),
+                Some(u64::from(t.pos.layer)),
+            );
+            at.get(&key)
                 .map_or(String::new(), |i| format!("tile[{i}]."))
         })
         .collect();
@@ -211,11 +223,7 @@ pub fn file_scene(input: &Input, lib: &TileLibrary) -> Scene {
     let title = format!("{}: {}", input.name, kind_name(kind));
     match kind {
         FileKind::MeshFile => match read_mesh(&input.bytes) {
-            Ok(m) => {
-                let mut s = mesh_scene(title, m, |_| String::new());
-                mesh_file_prefixes(&mut s, &input.bytes);
-                s
-            }
+            Ok(m) => mesh_scene(title, m, |_| String::new()),
             Err(e) => decoded_scene(title, &input.bytes, Some(&e), lib),
         },
         FileKind::Snapshot => match NavMeshSnapshot::restore(&input.bytes, lib) {

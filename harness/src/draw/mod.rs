@@ -57,6 +57,8 @@ pub fn diff_picture(a: &Input, b: &Input, library: &TileLibrary) -> String {
     let d = diff(&a.bytes, &b.bytes);
     let mut sa = load::file_scene(a, library);
     let mut sb = load::file_scene(b, library);
+    load::mesh_file_prefixes(&mut sa, &a.bytes);
+    load::mesh_file_prefixes(&mut sb, &b.bytes);
     sa.title = format!("A = {}", sa.title);
     sb.title = format!("B = {}", sb.title);
     let notes = case::mark_difference(&mut sa, &d, true);

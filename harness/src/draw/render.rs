@@ -278,7 +278,7 @@ pub fn render(
     let legend_x = x;
     let total_w = legend_x + LEGEND_W + MARGIN;
     let legend_h = legend_height(scenes, overlay.is_some());
-    let total_h = (top + 20.0 + height + 50.0).max(top + legend_h + MARGIN);
+    let total_h = (top + 20.0 + height + 64.0).max(top + legend_h + MARGIN);
     let mut svg = Svg::new(total_w, total_h);
     svg.raw(DEFS);
     for (i, (text, colour)) in header.iter().enumerate() {
@@ -434,14 +434,14 @@ fn draw_panel(
         }
     }
     svg.close();
-    // Tile outlines and labels.
+    // Tile outlines (thinner as tiles get many) and labels.
     svg.open(
         "g",
         &[
             ("id", (&format!("tiles{k}")).into()),
             ("fill", "none".into()),
             ("stroke", "#343a40".into()),
-            ("stroke-width", 1.0.into()),
+            ("stroke-width", [1.0, 0.5, 0.25][level].into()),
         ],
     );
     for (_, t) in &p.tiles {
@@ -513,8 +513,8 @@ fn draw_panel(
         svg.text(
             "text",
             &[
-                ("x", (p.at[0] + 200.0).into()),
-                ("y", (p.at[1] + p.h + 34.0).into()),
+                ("x", p.at[0].into()),
+                ("y", (p.at[1] + p.h + 48.0).into()),
                 ("font-size", 10.0.into()),
                 ("fill", "#495057".into()),
             ],

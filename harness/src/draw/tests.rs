@@ -123,13 +123,15 @@ fn field_paths_name_the_part_they_point_at() {
     assert_eq!(resolve(&s, "slot[3].generation"), (Some(3), Target::Tile));
     assert_eq!(resolve(&s, "params.tile_size"), (None, Target::Tile));
     // A mesh file's tiles are named by their position in the file.
-    let f = load::file_scene(
+    let bytes = onav::write_mesh(&m);
+    let mut f = load::file_scene(
         &Input {
             name: "m".into(),
-            bytes: onav::write_mesh(&m),
+            bytes: bytes.clone(),
         },
         &TileLibrary::new(),
     );
+    load::mesh_file_prefixes(&mut f, &bytes);
     let (t, target) = resolve(&f, "tile[1].polygon[0].neighbour[1]");
     assert_eq!(target, Target::Poly(0));
     assert_eq!(f.prefixes[t.unwrap()], "tile[1].");

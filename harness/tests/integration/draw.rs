@@ -487,33 +487,46 @@ fn queries_and_level_of_detail() {
     let text = texts(&parse(&svg));
     assert!(text.contains("ray: t = "), "{text}");
     assert!(text.contains("nearest: polygon 0x"), "{text}");
-    // Many tiles: outlines and fills only, then one fill per tile.
+    // 10 000 tiles: by default one fill per tile, a picture of about a megabyte; outlines and
+    // fills only under a higher limit; every detail inside a --region.
     let w = WorldSpec {
-        columns: 40,
-        rows: 30,
+        columns: 100,
+        rows: 100,
         quads: 1,
         ..WorldSpec::default()
     };
-    let big = t.file("big.onms", &onav::write_mesh(&mesh_of(&w, 1200)));
-    let svg = draw(
-        &t,
-        "big.svg",
-        &[big.as_os_str(), os("--detail-limit"), os("100")],
-    );
+    let big = t.file("big.onms", &onav::write_mesh(&mesh_of(&w, 10_000)));
+    let svg = draw(&t, "big.svg", &[big.as_os_str()]);
     let doc = parse(&svg);
     assert!(
-        texts(&doc).contains("level of detail: 1200 tiles > 800"),
+        texts(&doc).contains("level of detail: 10000 tiles > 3200"),
         "{svg:.2000}"
     );
     assert_eq!(count(&doc, "polygon"), 0);
+    assert!(
+        count(&doc, "rect") >= 20_000,
+        "a fill and an outline per tile"
+    );
+    assert!(svg.len() < 2 << 20, "{} bytes", svg.len());
     let svg = draw(
         &t,
         "mid.svg",
-        &[big.as_os_str(), os("--detail-limit"), os("1000")],
+        &[big.as_os_str(), os("--detail-limit"), os("5000")],
     );
     let doc = parse(&svg);
     assert!(texts(&doc).contains("outlines and fills only"));
+    assert_eq!(count(&doc, "polygon"), 10_000);
     assert!(!texts(&doc).contains("(0,0,0)"), "no labels");
+    let svg = draw(
+        &t,
+        "region.svg",
+        &[big.as_os_str(), os("--region"), os("0,0,100,100")],
+    );
+    let text = texts(&parse(&svg));
+    assert!(
+        text.contains("layer 0 · 49 tiles") && text.contains("(0,0,0)"),
+        "{text:.3000}"
+    );
 }
 
 #[test]
