@@ -17,6 +17,8 @@ use crate::exec::{self, CaseRun, Status};
 use crate::scenario::{self, world, Scenario, Step};
 use crate::testee::reference::Reference;
 
+pub use crate::draw::fuzz_draw;
+
 /// What a run may cost, so that one fuzz input stays fast: the load-time caps bound what is
 /// safe, this bounds what is quick. Inputs beyond it are loaded and checked, not run.
 #[derive(Debug, Clone, Copy)]

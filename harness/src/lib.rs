@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod commands;
+mod draw;
 mod error;
 mod exec;
 mod files;
@@ -19,6 +20,7 @@ mod scenario;
 mod suite;
 mod testee;
 
+pub use draw::{case_pictures, CaseState};
 pub use error::{HarnessError, MatrixFileError};
 pub use exec::{run_scenario, without_corruptions, CaseRun, Status};
 pub use files::diff::{diff, Difference};

@@ -151,7 +151,12 @@ enum Cmd {
         a: PathBuf,
         /// Second file.
         b: PathBuf,
+        /// Also draw both files with the difference marked, as SVG, here.
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
+    /// Draw tiles, mesh files or snapshots as an SVG top view, with query overlays.
+    Draw(commands::draw::DrawArgs),
 }
 
 /// The exit status of a command: 0 pass, 1 fail or differ, 2 an error that kept it from running
@@ -235,7 +240,9 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
             library,
             json,
         } => commands::inspect::run(&file, &library, json),
-        Cmd::Diff { a, b } => commands::diff::run(&a, &b),
+        Cmd::Diff { a, b, svg } => commands::draw::diff_svg(&a, &b, svg.as_deref())
+            .and_then(|()| commands::diff::run(&a, &b)),
+        Cmd::Draw(args) => commands::draw::run(&args),
     }
 }
 

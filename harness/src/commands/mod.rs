@@ -9,6 +9,7 @@ pub mod args;
 pub mod bless;
 pub mod compile;
 pub mod diff;
+pub mod draw;
 pub mod inspect;
 pub mod matrix;
 pub mod matrix_compare;

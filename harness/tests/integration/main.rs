@@ -2,6 +2,7 @@
 //! `cargo test -p onav-harness --test integration [module::]`.
 
 mod cli;
+mod draw;
 mod protocol;
 mod runner;
 mod suite;
