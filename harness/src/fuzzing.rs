@@ -80,6 +80,9 @@ impl Budget {
                     }
                 }
                 Step::Bytes(b) => b.file.is_none(),
+                // Builds have their own target (`build_input`), within a budget of their own.
+                Step::Build(_) => false,
+                Step::Settings(st) => st.volumes_len() <= self.bytes as u64,
                 Step::NewMesh(n) => {
                     let in_params = n
                         .params
