@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use onav_harness::commands::{self, run::RunOptions, Outcome};
+use onav_harness::commands::{self, build::BuildOptions, run::RunOptions, Outcome};
 use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
@@ -95,6 +95,20 @@ enum Cmd {
         #[arg(long, num_args = 1..)]
         library: Vec<PathBuf>,
     },
+    /// Build a mesh file from OBJ geometry with the voxel builder (spec/build3d.md).
+    Build {
+        /// The OBJ file.
+        input: PathBuf,
+        /// Settings YAML: the fields of spec/build3d.md §3.1 (default: the demo settings).
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// The mesh file (ONMS) to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Worker threads (default: the machine's).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
+    },
     /// Name the first structural difference between two files (exit 1 when they differ).
     Diff {
         /// First file.
@@ -151,6 +165,17 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
         Cmd::SpecIndex { check } => commands::spec_index::run(&root, check),
         Cmd::Testee { mutant } => commands::testee::run(mutant),
         Cmd::Inspect { file, library } => commands::inspect::run(&file, &library),
+        Cmd::Build {
+            input,
+            settings,
+            out,
+            threads,
+        } => commands::build::run(&BuildOptions {
+            input,
+            settings,
+            out,
+            threads: threads.map(usize::from),
+        }),
         Cmd::Diff { a, b } => commands::diff::run(&a, &b),
     }
 }

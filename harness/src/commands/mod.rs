@@ -6,6 +6,7 @@ use crate::error::HarnessError;
 use crate::suite::{self, CaseResult, Suite, Target};
 
 pub mod bless;
+pub mod build;
 pub mod compile;
 pub mod diff;
 pub mod inspect;

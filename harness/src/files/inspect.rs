@@ -79,9 +79,12 @@ fn validate(bytes: &[u8], kind: FileKind, library: &TileLibrary) -> Verdict {
         },
         FileKind::MeshFile => match read_mesh(bytes) {
             Ok(m) => Verdict::Valid(format!(
-                "valid mesh file: {} slots, {} tiles",
+                "valid mesh file: {} slots, {} tiles; settings digest {} (the fingerprint every \
+                 tile carries; for a mesh onav build made, of its settings and geometry, \
+                 spec/build3d.md B11)",
                 m.slot_count(),
-                m.tile_count()
+                m.tile_count(),
+                m.params().digest().to_hex()
             )),
             Err(e) => Verdict::Rejected(e),
         },

@@ -1,5 +1,6 @@
 //! The harness's integration tests, one binary (one link) for all of them:
 //! `cargo test -p onav-harness --test integration [module::]`.
 
+mod build;
 mod protocol;
 mod suite;
