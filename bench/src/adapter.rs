@@ -437,7 +437,7 @@ impl World {
                 let _ = self.mesh.set_off_mesh_link_enabled(
                     *r,
                     onav::LinkIndex(0),
-                    (i as u32 + k) % 2 == 0,
+                    (i as u32 + k).is_multiple_of(2),
                 );
             }
         }
@@ -457,5 +457,189 @@ impl World {
         NavMeshSnapshot::restore(&self.snap, &self.lib)
             .map(drop)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// onav's voxel builder (crate `onav-build3d`, `spec/build3d.md`) on the bench's triangles: the
+/// only place the bench uses the builder's API.
+pub mod builder {
+    use onav_build3d::{Geometry, Settings, SettingsSpec};
+
+    use crate::obj::TriMesh;
+    use crate::recast;
+
+    /// The bench's triangles as the builder's array input: the f32 coordinates Recast reads,
+    /// widened exactly to f64 (so both builders see the same geometry), and area 63 on every
+    /// triangle (Recast's `RC_WALKABLE_AREA`; both builders then mark by slope).
+    pub struct Input {
+        vertices: Vec<f64>,
+        indices: Vec<u32>,
+        areas: Vec<u8>,
+    }
+
+    /// The array input of `m`.
+    pub fn input(m: &TriMesh) -> Result<Input, String> {
+        let indices = m
+            .tris
+            .iter()
+            .map(|&i| u32::try_from(i).map_err(|_| format!("negative vertex index {i}")))
+            .collect::<Result<Vec<u32>, String>>()?;
+        Ok(Input {
+            vertices: m.verts.iter().map(|&c| f64::from(c)).collect(),
+            areas: vec![63; indices.len() / 3],
+            indices,
+        })
+    }
+
+    /// The builder's demo settings (`SettingsSpec::default()`, `spec/build3d.md` §3.1), after
+    /// checking that they are Recast's `s`: the cell counts Recast derives are equal, and the
+    /// world values agree to f32 rounding (Recast works in f32).
+    pub fn settings(s: &recast::Settings) -> Result<Settings, String> {
+        let spec = SettingsSpec::default();
+        let cfg = s.config();
+        let near = |a: f64, b: f32| {
+            let a = a as f32;
+            (a - b).abs() <= f32::EPSILON * b.abs().max(1.0)
+        };
+        let cells = [
+            (
+                "walkable height",
+                (spec.agent_height / spec.cell_height).ceil() as i32,
+                cfg.walkableHeight,
+            ),
+            (
+                "walkable climb",
+                (spec.agent_climb / spec.cell_height).floor() as i32,
+                cfg.walkableClimb,
+            ),
+            (
+                "walkable radius",
+                (spec.agent_radius / spec.cell_size).ceil() as i32,
+                cfg.walkableRadius,
+            ),
+            (
+                "max edge length",
+                (spec.max_edge_len / spec.cell_size).floor() as i32,
+                cfg.maxEdgeLen,
+            ),
+            (
+                "region min area",
+                spec.region_min_area as i32,
+                cfg.minRegionArea,
+            ),
+            (
+                "region merge area",
+                spec.region_merge_area as i32,
+                cfg.mergeRegionArea,
+            ),
+            (
+                "verts per poly",
+                spec.verts_per_poly as i32,
+                cfg.maxVertsPerPoly,
+            ),
+            ("tile size", spec.tile_size as i32, cfg.tileSize),
+        ];
+        for (what, ours, theirs) in cells {
+            if ours != theirs {
+                return Err(format!(
+                    "builder settings: {what} {ours}, Recast's {theirs}"
+                ));
+            }
+        }
+        let world = [
+            ("cell size", spec.cell_size, cfg.cs),
+            ("cell height", spec.cell_height, cfg.ch),
+            ("agent height", spec.agent_height, s.agent_height),
+            ("agent radius", spec.agent_radius, s.agent_radius),
+            ("agent climb", spec.agent_climb, s.agent_climb),
+            ("slope", spec.max_slope_deg, cfg.walkableSlopeAngle),
+            (
+                "edge error",
+                spec.max_edge_error,
+                cfg.maxSimplificationError,
+            ),
+            (
+                "detail distance",
+                spec.detail_sample_dist,
+                cfg.detailSampleDist,
+            ),
+            (
+                "detail error",
+                spec.detail_sample_max_error,
+                cfg.detailSampleMaxError,
+            ),
+        ];
+        for (what, ours, theirs) in world {
+            if !near(ours, theirs) {
+                return Err(format!(
+                    "builder settings: {what} {ours}, Recast's {theirs}"
+                ));
+            }
+        }
+        Settings::new(spec).map_err(|e| e.to_string())
+    }
+
+    /// One build's tiles.
+    pub struct Built(onav_build3d::BuiltMesh);
+
+    /// The timed onav build: `Geometry::from_arrays` (validation, canonical triangles sorted,
+    /// geometry digest) and `build` (plan and bins, every stage of every tile cell on the
+    /// current rayon pool, each tile written through `RawTile` and read back by onav's
+    /// validating reader).
+    #[inline]
+    pub fn build(input: &Input, s: &Settings) -> Result<Built, String> {
+        let g = Geometry::from_arrays(&input.vertices, &input.indices, &input.areas)
+            .map_err(|e| e.to_string())?;
+        onav_build3d::build(&g, s)
+            .map(Built)
+            .map_err(|e| e.to_string())
+    }
+
+    impl Built {
+        /// Tiles (tile-layers).
+        pub fn tiles(&self) -> usize {
+            self.0.stats.tiles
+        }
+
+        /// Tile cells with at least one tile.
+        pub fn cells(&self) -> usize {
+            self.0.stats.cells
+        }
+
+        /// Tiles above layer 0.
+        pub fn upper_layers(&self) -> usize {
+            self.0.stats.upper_layers
+        }
+
+        /// Ground polygons.
+        pub fn polygons(&self) -> usize {
+            self.0.stats.polygons
+        }
+
+        /// Sum of the polygons' x–z areas, wu².
+        pub fn walkable_area(&self) -> f64 {
+            self.0.stats.walkable_area
+        }
+
+        /// Bytes of all tiles.
+        pub fn bytes(&self) -> usize {
+            self.0.tiles.iter().map(|t| t.as_built_bytes().len()).sum()
+        }
+
+        /// Every tile's bytes equal, in order.
+        pub fn same_bytes(&self, other: &Built) -> bool {
+            self.0.tiles.len() == other.0.tiles.len()
+                && self
+                    .0
+                    .tiles
+                    .iter()
+                    .zip(&other.0.tiles)
+                    .all(|(a, b)| a.as_built_bytes() == b.as_built_bytes())
+        }
+
+        /// The tiles in one stitched mesh (tile i in slot i).
+        pub fn mesh(&self) -> Result<super::Mesh, String> {
+            self.0.to_mesh().map(super::Mesh).map_err(|e| e.to_string())
+        }
     }
 }

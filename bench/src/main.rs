@@ -234,7 +234,7 @@ fn run(o: &Options, inputs: Vec<(String, obj::TriMesh)>, dir: &Path) -> Result<(
         let name = &name;
         eprintln!("onav-bench: {name}: building and converting");
         let c = case::prepare(&ctx, name, tri)?;
-        eprintln!("onav-bench: {name}: Recast builds");
+        eprintln!("onav-bench: {name}: Recast and onav-build3d builds");
         let build = compare::build3d::run(&ctx, &c, plan.builds)?;
         eprintln!("onav-bench: {name}: queries");
         let queries = compare::queries::run(&c, plan.queries)?;

@@ -63,7 +63,7 @@ pub fn print_all(all: &[Results], world: &compare::world::WorldReport) {
     });
     row(
         &mut t,
-        "Recast tiled build, ms (all reps, first one cold)",
+        "Recast tiled build, ms (interleaved with onav-build3d, each after a warm-up)",
         all,
         |r| time(&r.build.recast, 1e6),
     );
@@ -76,10 +76,75 @@ pub fn print_all(all: &[Results], world: &compare::world::WorldReport) {
     row(&mut t, "pairs Detour connects (complete path)", all, |r| {
         format!("{} of {}", r.build.connected.0, r.build.connected.1)
     });
-    row(&mut t, "onav-build3d (issue 14 item 9)", all, |_| {
-        "not measured: crate not in this tree yet".into()
+    let o = |r: &Results| r.build.onav.clone();
+    row(
+        &mut t,
+        "onav-build3d: tiles (tile cells, upper layers) / polygons / tile data, KiB",
+        all,
+        |r| {
+            let x = o(r);
+            format!(
+                "{} ({}, {}) / {} / {:.1}",
+                x.tiles.0,
+                x.tiles.1,
+                x.tiles.2,
+                x.polys,
+                x.bytes as f64 / 1024.0
+            )
+        },
+    );
+    row(&mut t, "onav-build3d on 1 thread, ms", all, |r| {
+        time(&o(r).one, 1e6)
     });
+    row(&mut t, "onav-build3d on 2 threads, ms", all, |r| {
+        time(&o(r).two, 1e6)
+    });
+    row(&mut t, "… 1 thread / Recast", all, |r| {
+        ratio(&o(r).one.ratio(&r.build.recast))
+    });
+    row(
+        &mut t,
+        "… speed-up on 2 threads (1 thread / 2 threads)",
+        all,
+        |r| {
+            let x = o(r);
+            format!(
+                "{:.2} ({:.2})",
+                x.one.median / x.two.median,
+                x.one.min / x.two.min
+            )
+        },
+    );
+    row(
+        &mut t,
+        "… builds whose tile bytes equal the first 1-thread build's",
+        all,
+        |r| format!("{0} of {0}", o(r).compared),
+    );
+    row(
+        &mut t,
+        "onav-build3d walkable area, m² (/ Recast's)",
+        all,
+        |r| {
+            let x = o(r);
+            format!("{:.1} ({:.3})", x.area, x.area / r.build.area)
+        },
+    );
+    row(
+        &mut t,
+        "pairs Detour connects, also connected on onav's built mesh",
+        all,
+        |r| {
+            let p = o(r).pairs;
+            format!(
+                "{} of {}; {} more that Detour does not connect",
+                p.connected, p.checked, p.only_onav
+            )
+        },
+    );
     t.print();
+    let builds: Vec<&compare::build3d::BuildReport> = all.iter().map(|r| &r.build).collect();
+    compare::build3d::print_targets(&cols(all), &builds);
 
     let mut t = table(
         "## Conversion Detour tile → ONTL (detour-vs-onav.md: 26/26, 52/52, 49/49 after step 4)",

@@ -7,8 +7,8 @@
 //! - `state`: rollback (in-place restore) against Detour's tile-state loop, snapshot writes,
 //!   peak memory of a restore (item 4);
 //! - `world`: onav's own 1024-tile generated world, rollback / full restore (item 4);
-//! - `build3d`: Recast's tiled build and its quality figures, the slot for onav-build3d
-//!   (issue 14 item 9);
+//! - `build3d`: Recast's tiled build against onav-build3d on 1 and 2 threads, and both meshes'
+//!   quality: walkable area, pairs connected (issue 14 item 9);
 //! - `tilecache`: DetourTileCache cylinder add + settle, the slot for onav's tile cache
 //!   (issue 15 item 6).
 

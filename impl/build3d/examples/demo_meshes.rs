@@ -1,4 +1,4 @@
-//! Builds the three demo meshes of `shared/data/meshes/` at the demo settings of
+//! Builds the three demo meshes (`scenarios/build3d/meshes/`, or MESH_DIR) at the demo settings of
 //! `detour-figures.md` and at cheap settings (no detail sampling), checks that every tile is
 //! accepted, that the tiles of each mesh go into one `TiledNavMesh`, and prints per mesh: tiles
 //! (and layers), polygons, walkable area and the median build time on 1 and 2 threads.
@@ -21,10 +21,12 @@ fn summary(mut v: Vec<f64>) -> (f64, String) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let dir = args
-        .next()
-        .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| format!("{}/tests/data", env!("CARGO_MANIFEST_DIR")));
+    let dir = args.next().filter(|d| !d.is_empty()).unwrap_or_else(|| {
+        format!(
+            "{}/../../scenarios/build3d/meshes",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    });
     let runs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(7);
     let demo = SettingsSpec::default();
     let cheap = SettingsSpec {

@@ -8,7 +8,10 @@ fn main() {
     let name = args.next().unwrap_or_else(|| "dungeon".to_owned());
     let runs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(50);
     let cheap = args.next().is_some_and(|a| a == "cheap");
-    let path = format!("{}/tests/data/{name}.obj", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../scenarios/build3d/meshes/{name}.obj",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let bytes = std::fs::read(&path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)

@@ -92,14 +92,14 @@ impl Plan {
             return Ok(None);
         };
         let s = self.settings.spec();
-        let win = Window::new(*cell, s.tile_size, self.d.border);
+        let win = Window::new(cell, s.tile_size, self.d.border);
         let caps = &self.caps;
         let mut hf = rasterize(
             &self.tris,
             list,
             win,
             self.d.walkable_climb,
-            *cell,
+            cell,
             caps.spans_per_tile,
         )?;
         filter::filter(&mut hf, self.d.walkable_height, self.d.walkable_climb);
@@ -107,10 +107,10 @@ impl Plan {
             &hf,
             self.d.walkable_height,
             self.d.walkable_climb,
-            *cell,
+            cell,
             caps.spans_per_column,
         )?;
-        Ok((chf.span_count() > 0).then_some(Intermediate { cell: *cell, chf }))
+        Ok((chf.span_count() > 0).then_some(Intermediate { cell, chf }))
     }
 
     /// Stages after the seam (`spec/build3d.md` §8–§15): the settings' volumes, then `marks`,

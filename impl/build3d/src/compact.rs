@@ -52,9 +52,14 @@ impl Compact {
         if l == NO_LINK {
             return None;
         }
-        let size = self.win.size as isize;
-        let off = [1, size, -1, -size][d];
-        let nc = (self.col[i] as isize + off) as usize;
+        // A link exists only to a column inside the window, so the offset stays in range.
+        let (col, size) = (self.col[i] as usize, self.win.size);
+        let nc = match d {
+            0 => col + 1,
+            1 => col + size,
+            2 => col - 1,
+            _ => col - size,
+        };
         Some(self.start[nc] as usize + usize::from(l))
     }
 

@@ -31,6 +31,9 @@ pub enum LimitKind {
     BinEntries,
     /// [`crate::limits::MAX_WINDOW_CELLS`]: the tile windows hold too many cells in total.
     WindowCells,
+    /// [`crate::limits::MAX_WINDOW_CELLS_PER_TRIANGLE`]: the tile windows of the (triangle,
+    /// tile) pairs hold too many cells for the number of input triangles.
+    WindowCellsPerTriangle,
     /// [`crate::limits::MAX_SPANS_PER_TILE`]: one tile rasterized too many spans.
     SpansPerTile,
     /// [`crate::limits::MAX_SPANS_PER_COLUMN`]: one column holds too many walkable spans.

@@ -10,6 +10,7 @@
 
 use std::cmp::Ordering;
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::error::GeometryError;
@@ -125,7 +126,8 @@ impl Geometry {
             });
         }
         let nv = (vertices.len() / 3) as u64;
-        let mut tris = Vec::with_capacity(ntri as usize);
+        // Checked in order first (the first error in array order is reported), then made
+        // canonical as an ordered parallel map.
         for (t, (ix, &area)) in indices.chunks_exact(3).zip(areas).enumerate() {
             if area > 63 {
                 return Err(GeometryError::AreaOutOfRange {
@@ -133,7 +135,6 @@ impl Geometry {
                     area,
                 });
             }
-            let mut v = [[0.0; 3]; 3];
             for (k, &i) in ix.iter().enumerate() {
                 if u64::from(i) >= nv {
                     return Err(GeometryError::IndexOutOfRange {
@@ -143,17 +144,27 @@ impl Geometry {
                         vertices: nv,
                     });
                 }
-                let b = i as usize * 3;
-                v[k] = [vertices[b], vertices[b + 1], vertices[b + 2]];
             }
-            tris.push(Triangle::canonical(v, area));
         }
+        let tris = indices
+            .par_chunks_exact(3)
+            .zip(areas)
+            .map(|(ix, &area)| {
+                let corner = |k: usize| {
+                    let b = ix[k] as usize * 3;
+                    [vertices[b], vertices[b + 1], vertices[b + 2]]
+                };
+                Triangle::canonical([corner(0), corner(1), corner(2)], area)
+            })
+            .collect();
         Ok(Self::from_canonical(tris))
     }
 
     /// Geometry from canonical triangles (finite coordinates, areas ≤ 63 already checked).
     pub(crate) fn from_canonical(mut tris: Vec<Triangle>) -> Self {
-        tris.sort_unstable_by(cmp_triangle);
+        // A total order whose equal elements are identical (same values, no −0.0, no NaN), so
+        // the sorted list is the same for any algorithm and thread count.
+        tris.par_sort_unstable_by(cmp_triangle);
         let mut bmin = [0.0; 3];
         let mut bmax = [0.0; 3];
         if let Some(first) = tris.first() {

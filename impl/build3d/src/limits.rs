@@ -1,6 +1,9 @@
 //! Every cap of the builder, in one place (`spec/build3d.md` §11 "Limits"). A build that would
 //! pass a cap fails with [`crate::BuildError::Limit`] naming the tile (where there is one) and the
-//! cap; nothing is truncated.
+//! cap; nothing is truncated. The caps that are the tile format's own (L7, L13–L17) are taken
+//! from onav's `limits` (through `output`), so each has one home.
+
+use crate::output as format;
 
 /// Most triangles of one input (`spec/build3d.md` §2, L1): triangle indices are `u32` and each
 /// triangle costs about 80 bytes.
@@ -21,13 +24,20 @@ pub const MAX_SPAN_HEIGHT: u32 = 1 << 24;
 pub const MAX_GRID_CELLS: u64 = 1 << 30;
 /// Most tile cells (column, row) the triangles touch, border included, and most output tiles
 /// (tile-layers) of one build (§4, L7): the slot limit of a mesh (`spec/navmesh-format.md` P5).
-pub const MAX_TILES: u64 = 1_048_575;
-/// Most (triangle, tile cell) pairs of the triangle bins (§4, L8).
+pub const MAX_TILES: u64 = format::MAX_SLOTS as u64;
+/// Most (triangle, tile cell) pairs of the triangle bins (§4, L8): the bins take 4 bytes per
+/// pair, so at most 1 GiB.
 pub const MAX_BIN_ENTRIES: u64 = 1 << 28;
 /// Most cells of all tile windows together: tile cells × (tile size + 2 · border)² (§4, L20).
-/// Every stage walks its window's columns, so this bounds the work of any input, including one
-/// sliver triangle across a thousand large tiles.
+/// Every stage walks its window's columns, so this bounds the work of any input.
 pub const MAX_WINDOW_CELLS: u64 = 1 << 31;
+/// Most window cells per input triangle (§4, L21): the (triangle, tile cell) pairs times the
+/// window's cells, S² = (tile size + 2 · border)², may be at most this many times the number of
+/// triangles. Rasterizing a pair and every later stage of a tile cell cost at most its window's
+/// cells, so the work of a build is bounded in proportion to its input: one triangle buys at
+/// most 2^26 window cells (about 20 000 tiles of the demo settings), and a few triangles over
+/// a vast area fail fast instead of building thousands of empty tiles.
+pub const MAX_WINDOW_CELLS_PER_TRIANGLE: u64 = 1 << 26;
 /// Most raw spans one tile may rasterize (§5, L9).
 pub const MAX_SPANS_PER_TILE: u64 = 1 << 28;
 /// Most walkable spans in one column of a tile's compact heightfield (§7, L10): neighbour
@@ -39,15 +49,16 @@ pub const MAX_REGIONS: u64 = 1 << 24;
 /// (`spec/navmesh-format.md` T4).
 pub const MAX_LAYERS: u64 = 256;
 /// Most vertices of one tile-layer (§13, L13; `spec/navmesh-format.md` T6).
-pub const MAX_TILE_VERTICES: u64 = 1_048_575;
-/// Most polygons of one tile-layer (§13, L14; T6).
-pub const MAX_TILE_POLYGONS: u64 = 1_048_575;
+pub const MAX_TILE_VERTICES: u64 = format::MAX_VERTS as u64;
+/// Most polygons of one tile-layer (§13, L14; T6: the builder writes no off-mesh links, so
+/// every polygon is a ground polygon).
+pub const MAX_TILE_POLYGONS: u64 = format::MAX_POLYS as u64;
 /// Most extra detail vertices of one polygon (§14, L15; T16: detail indices are one byte).
-pub const MAX_DETAIL_VERTICES_PER_POLYGON: u64 = 249;
+pub const MAX_DETAIL_VERTICES_PER_POLYGON: u64 = format::MAX_DETAIL_VERTS_PER_POLY as u64;
 /// Most detail vertices of one tile-layer (§14, L16; T6).
-pub const MAX_TILE_DETAIL_VERTICES: u64 = 1_048_575;
+pub const MAX_TILE_DETAIL_VERTICES: u64 = format::MAX_DETAIL_VERTS as u64;
 /// Most detail triangles of one tile-layer (§14, L17; T6).
-pub const MAX_TILE_DETAIL_TRIANGLES: u64 = 1_048_575;
+pub const MAX_TILE_DETAIL_TRIANGLES: u64 = format::MAX_DETAIL_TRIS as u64;
 /// Most convex area volumes of one settings value (§3, L18).
 pub const MAX_VOLUMES: u32 = 65_535;
 /// Most corners of one area volume's polygon (§3, L19).
@@ -63,6 +74,7 @@ pub(crate) struct Caps {
     pub tiles: u64,
     pub bin_entries: u64,
     pub window_cells: u64,
+    pub window_cells_per_triangle: u64,
     pub spans_per_tile: u64,
     pub spans_per_column: u64,
     pub regions: u64,
@@ -80,6 +92,7 @@ impl Caps {
         tiles: MAX_TILES,
         bin_entries: MAX_BIN_ENTRIES,
         window_cells: MAX_WINDOW_CELLS,
+        window_cells_per_triangle: MAX_WINDOW_CELLS_PER_TRIANGLE,
         spans_per_tile: MAX_SPANS_PER_TILE,
         spans_per_column: MAX_SPANS_PER_COLUMN as u64,
         regions: MAX_REGIONS,

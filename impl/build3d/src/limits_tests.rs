@@ -158,3 +158,45 @@ fn l1_triangles_and_l2_obj_vertices() {
     assert_eq!((e.line, e.reason), (3, ObjReason::TooManyVertices));
     assert!(crate::obj::parse(text, 3, 2).is_ok());
 }
+
+#[test]
+fn the_format_caps_are_the_values_of_the_limits_table() {
+    // L7 and L13–L17 come from onav's `limits` (one home); spec/build3d.md §16 states their
+    // values, so a change there must show up here.
+    use crate::limits::*;
+    assert_eq!(MAX_TILES, 1_048_575);
+    assert_eq!(MAX_TILE_VERTICES, 1_048_575);
+    assert_eq!(MAX_TILE_POLYGONS, 1_048_575);
+    assert_eq!(MAX_DETAIL_VERTICES_PER_POLYGON, 249);
+    assert_eq!(MAX_TILE_DETAIL_VERTICES, 1_048_575);
+    assert_eq!(MAX_TILE_DETAIL_TRIANGLES, 1_048_575);
+    // B47: the reader's T17 tolerance, 1e-9 (the binary64 nearest to it).
+    assert_eq!(
+        crate::output::DETAIL_AREA_TOLERANCE.to_bits(),
+        1e-9f64.to_bits()
+    );
+}
+
+#[test]
+fn l21_window_cells_per_triangle() {
+    // Tile cells of (8 + 2·4)² = 256 window cells each; the measure is pairs × 256 against
+    // the cap times the number of triangles.
+    let plan = Plan::new(&world(), &settings()).unwrap();
+    let need = plan.bins.pairs() as u64 * 256;
+    let n = world().triangle_count() as u64;
+    let below = (need - 1) / n;
+    let caps = Caps {
+        window_cells_per_triangle: below,
+        ..Caps::DEFAULT
+    };
+    assert_eq!(
+        limit_with(caps),
+        (LimitKind::WindowCellsPerTriangle, below * n)
+    );
+    let caps = Caps {
+        window_cells_per_triangle: need.div_ceil(n),
+        ..Caps::DEFAULT
+    };
+    let plan = Plan::with_caps(&world(), &settings(), caps).unwrap();
+    assert!(build_plan(&plan).is_ok());
+}

@@ -32,6 +32,15 @@ pub(crate) fn floor_i(x: f64) -> i64 {
     }
 }
 
+/// `⌊x⌋` for 0 ≤ x < 2^63, where it is the truncation (equal to [`floor_i`] there): the
+/// rasterizer's coordinates are never negative, since the origin is the geometry's minimum
+/// corner and crossings interpolate between non-negative ends.
+#[inline]
+pub(crate) fn floor_nn(x: f64) -> i64 {
+    debug_assert!(x >= 0.0, "floor_nn of {x}");
+    x as i64
+}
+
 /// `⌈x⌉` as an integer, exactly, for finite |x| < 2^62.
 #[inline]
 pub(crate) fn ceil_i(x: f64) -> i64 {

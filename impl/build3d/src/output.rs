@@ -12,9 +12,14 @@ pub use onav::{
 
 use onav::{AgentSizes, DetailMesh, Edge, PolyIndex, Polygon, RawTile, Side, TilePos};
 
-/// Relative tolerance of the detail-coverage rule T17.3 (`spec/navmesh-format.md`: the binary64
-/// nearest to 10⁻⁹). The builder checks each detail mesh with exactly the reader's formula.
-pub const DETAIL_AREA_TOLERANCE: f64 = 1e-9;
+/// The format's caps that the builder's limits are made of (`spec/navmesh-format.md` P5, T6,
+/// T16) and the relative tolerance of the detail-coverage rule T17, from their one home in
+/// onav's `limits`: the builder checks each detail mesh with exactly the reader's formula and
+/// tolerance, and caps its tiles where the reader does.
+pub use onav::limits::{
+    DETAIL_AREA_TOLERANCE, MAX_DETAIL_TRIS, MAX_DETAIL_VERTS, MAX_DETAIL_VERTS_PER_POLY, MAX_POLYS,
+    MAX_SLOTS, MAX_VERTS,
+};
 
 /// A mesh holding `tiles` (added in order, so tile i takes slot i).
 pub fn mesh_of(params: MeshParams, tiles: &[NavTile]) -> Result<TiledNavMesh, MeshError> {

@@ -16,7 +16,7 @@
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::limits::MAX_SPAN_HEIGHT;
-use crate::num::{ceil_i, floor_i, fmax, fmin};
+use crate::num::{ceil_i, floor_nn, fmax, fmin};
 use crate::plan::{cell_range, GridTri};
 
 /// The padded cell window of one tile: local cell (x, z), 0 ≤ x, z < size, is global cell
@@ -207,6 +207,8 @@ impl Range {
 struct Columns {
     lines: Vec<Range>,
     verts: Vec<Range>,
+    /// Per slab vertex: ⌊u⌋ and whether u is an integer (the vertex lies on a column line).
+    floors: Vec<(i64, bool)>,
 }
 
 fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
@@ -215,29 +217,43 @@ fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
     acc.lines.resize(n + 1, Range::default());
     acc.verts.clear();
     acc.verts.resize(n, Range::default());
+    acc.floors.clear();
+    acc.floors.extend(slab.iter().map(|p| {
+        let f = floor_nn(p[0]);
+        (f, f as f64 == p[0])
+    }));
     let m = slab.len();
     for e in 0..m {
-        let p = &slab[e];
-        let q = &slab[if e + 1 == m { 0 } else { e + 1 }];
-        // Vertex p lies in the closed strip of column i when i ≤ p.u ≤ i + 1.
-        let (fu, cu) = (floor_i(p[0]), ceil_i(p[0]));
-        let on_line = fu == cu;
-        for i in [fu - 1, fu] {
-            if (i == fu || on_line) && i >= i0 && i <= i1 {
-                acc.verts[(i - i0) as usize].add(p[1]);
-            }
+        let next = if e + 1 == m { 0 } else { e + 1 };
+        let (p, q) = (&slab[e], &slab[next]);
+        // Vertex p lies in the closed strip of column i when i ≤ p.u ≤ i + 1: column ⌊u⌋,
+        // and column u − 1 too when u is on a line.
+        let (fu, on_line) = acc.floors[e];
+        if fu >= i0 && fu <= i1 {
+            acc.verts[(fu - i0) as usize].add(p[1]);
         }
-        // Lines strictly between p.u and q.u.
-        let (a, b) = if p[0] < q[0] { (p, q) } else { (q, p) };
+        if on_line && fu > i0 && fu - 1 <= i1 {
+            acc.verts[(fu - 1 - i0) as usize].add(p[1]);
+        }
+        // Lines strictly between p.u and q.u: from ⌊a.u⌋ + 1 to ⌈b.u⌉ − 1.
+        let (a, b, fa, fb) = if p[0] < q[0] {
+            (p, q, acc.floors[e], acc.floors[next])
+        } else {
+            (q, p, acc.floors[next], acc.floors[e])
+        };
         if a[0] >= b[0] {
             continue;
         }
-        let k0 = (floor_i(a[0]) + 1).max(i0);
-        let k1 = (ceil_i(b[0]) - 1).min(i1 + 1);
-        for k in k0..=k1 {
+        let k0 = (fa.0 + 1).max(i0);
+        let k1 = (if fb.1 { fb.0 - 1 } else { fb.0 }).min(i1 + 1);
+        if k0 > k1 {
+            continue;
+        }
+        let lines = &mut acc.lines[(k0 - i0) as usize..=(k1 - i0) as usize];
+        for (k, l) in (k0..=k1).zip(lines) {
             let kf = k as f64;
             let t = (kf - a[0]) / (b[0] - a[0]);
-            acc.lines[(k - i0) as usize].add(a[1] + (b[1] - a[1]) * t);
+            l.add(a[1] + (b[1] - a[1]) * t);
         }
     }
 }
@@ -245,10 +261,26 @@ fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
 /// Raw span of one rasterized cell, before merging.
 #[derive(Debug, Clone, Copy)]
 struct RawSpan {
-    col: u32,
+    /// Local column x and row z of the window (L3 and L4 keep them below 2^16).
+    x: u16,
+    z: u16,
     smin: u32,
     smax: u32,
     area: u8,
+}
+
+/// The raw span of local cell (x, z) whose points' heights range over [vlo, vhi] (B18).
+#[inline]
+fn span(x: usize, z: usize, vlo: f64, vhi: f64, area: u8) -> RawSpan {
+    let smin = floor_nn(vlo).max(0) as u32;
+    let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
+    RawSpan {
+        x: x as u16,
+        z: z as u16,
+        smin,
+        smax,
+        area,
+    }
 }
 
 /// Rasterizes the listed triangles into the window and merges the spans (§5).
@@ -290,33 +322,51 @@ pub(crate) fn rasterize(
                     hi = p[0];
                 }
             }
-            let i0 = floor_i(lo).max(win.x0);
-            let i1 = floor_i(hi).min(win.x0 + size - 1);
+            let (flo, fhi) = (floor_nn(lo), floor_nn(hi));
+            let i0 = flo.max(win.x0);
+            let i1 = fhi.min(win.x0 + size - 1);
             if i1 < i0 {
                 continue;
             }
+            let z = (j - win.z0) as usize;
+            if flo == fhi {
+                // The slab lies in one column's closed strip and no edge crosses its lines
+                // strictly: the cell's points are the slab's, as `columns` would find them.
+                let (mut vlo, mut vhi) = (f64::INFINITY, f64::NEG_INFINITY);
+                for p in &slab {
+                    if p[1] < vlo {
+                        vlo = p[1];
+                    }
+                    if p[1] > vhi {
+                        vhi = p[1];
+                    }
+                }
+                let x = (i0 - win.x0) as usize;
+                raw.push(span(x, z, vlo, vhi, t.area));
+                occ.x0 = occ.x0.min(x);
+                occ.x1 = occ.x1.max(x + 1);
+                occ.z0 = occ.z0.min(z);
+                occ.z1 = occ.z1.max(z + 1);
+                continue;
+            }
             columns(&slab, i0, i1, &mut acc);
-            let row = (j - win.z0) * size - win.x0;
-            for (c, i) in (i0..=i1).enumerate() {
+            let before = raw.len();
+            let cells = acc.lines.windows(2).zip(&acc.verts);
+            for ((lr, v), i) in cells.zip(i0..=i1) {
                 // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
                 // and the slab's vertices in the closed strip.
-                let (l, r, v) = (&acc.lines[c], &acc.lines[c + 1], &acc.verts[c]);
+                let (l, r) = (&lr[0], &lr[1]);
                 if l.count + r.count + v.count < 3 {
                     continue;
                 }
                 let vlo = fmin(fmin(l.lo, r.lo), v.lo);
                 let vhi = fmax(fmax(l.hi, r.hi), v.hi);
-                let smin = floor_i(vlo).max(0) as u32;
-                let smax = (ceil_i(vhi).min(i64::from(MAX_SPAN_HEIGHT)) as u32).max(smin + 1);
-                raw.push(RawSpan {
-                    col: (row + i) as u32,
-                    smin,
-                    smax,
-                    area: t.area,
-                });
-                let (x, z) = ((i - win.x0) as usize, (j - win.z0) as usize);
-                occ.x0 = occ.x0.min(x);
-                occ.x1 = occ.x1.max(x + 1);
+                raw.push(span((i - win.x0) as usize, z, vlo, vhi, t.area));
+            }
+            if raw.len() > before {
+                // Spans of one row are pushed in ascending x.
+                occ.x0 = occ.x0.min(usize::from(raw[before].x));
+                occ.x1 = occ.x1.max(usize::from(raw[raw.len() - 1].x) + 1);
                 occ.z0 = occ.z0.min(z);
                 occ.z1 = occ.z1.max(z + 1);
             }
@@ -339,14 +389,11 @@ pub(crate) fn rasterize(
 /// sorted by bottom within it.
 fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
     let (w, size) = (occ.x1 - occ.x0, win.size);
-    let rect = |col: u32| {
-        let (x, z) = (col as usize % size, col as usize / size);
-        (z - occ.z0) * w + (x - occ.x0)
-    };
+    let rect = |s: &RawSpan| (usize::from(s.z) - occ.z0) * w + (usize::from(s.x) - occ.x0);
     let n = w * (occ.z1 - occ.z0);
     let mut count = vec![0u32; n + 1];
     for s in &raw {
-        count[rect(s.col) + 1] += 1;
+        count[rect(s) + 1] += 1;
     }
     for c in 0..n {
         count[c + 1] += count[c];
@@ -354,7 +401,8 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
     let mut fill = count.clone();
     let mut sorted = vec![
         RawSpan {
-            col: 0,
+            x: 0,
+            z: 0,
             smin: 0,
             smax: 0,
             area: 0,
@@ -362,7 +410,7 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
         raw.len()
     ];
     for s in raw {
-        let f = &mut fill[rect(s.col)];
+        let f = &mut fill[rect(&s)];
         sorted[*f as usize] = s;
         *f += 1;
     }

@@ -107,7 +107,8 @@ fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
     let raw = raw
         .iter()
         .map(|&(smin, smax, area)| RawSpan {
-            col: 0,
+            x: 0,
+            z: 0,
             smin,
             smax,
             area,

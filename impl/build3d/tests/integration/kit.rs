@@ -131,7 +131,8 @@ pub fn ids(tiles: &[NavTile]) -> Vec<TileContentId> {
     tiles.iter().map(|t| t.content_id()).collect()
 }
 
-/// The demo mesh `name` from the shared data folder.
+/// The demo mesh `name` from `scenarios/build3d/meshes/` (the one copy the conformance
+/// scenarios use too).
 pub fn demo_mesh(name: &str) -> Geometry {
     let path = format!("{}/{name}.obj", demo_dir());
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -139,5 +140,8 @@ pub fn demo_mesh(name: &str) -> Geometry {
 }
 
 pub fn demo_dir() -> String {
-    format!("{}/tests/data", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/../../scenarios/build3d/meshes",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }

@@ -98,6 +98,31 @@ fn l7_tiles_of_one_triangle() {
 }
 
 #[test]
+fn l21_one_sliver_over_thousands_of_tiles_fails_fast() {
+    // One triangle, 0.1 m wide, along x over 25 000 tiles of the demo settings; and one along
+    // the diagonal of 790 × 790 tiles (within L7 and L20 on its own, the worst single triangle
+    // before L21: seconds of empty tiles). Both fail at planning, before any tile is built.
+    let d = 25_000.0 * 14.4;
+    let diag = 790.0 * 14.4;
+    for v in [
+        [0.0, 0.0, 0.0, d, 0.0, 0.0, d, 0.0, 0.1],
+        [0.0, 0.0, 0.0, diag, 0.0, diag, diag, 0.0, diag - 0.1],
+    ] {
+        let g = Geometry::from_arrays(&v, &[0, 1, 2], &[63]).unwrap();
+        let e = build(&g, &Settings::new(SettingsSpec::default()).unwrap()).unwrap_err();
+        let (k, value, max) = limit_of(e);
+        assert_eq!(
+            (k, max),
+            (
+                LimitKind::WindowCellsPerTriangle,
+                limits::MAX_WINDOW_CELLS_PER_TRIANGLE
+            )
+        );
+        assert!(value > max && value <= limits::MAX_WINDOW_CELLS, "{value}");
+    }
+}
+
+#[test]
 fn l8_bin_entries() {
     // 300 triangles each over just under a million tile cells: too many pairs in total.
     let spec = SettingsSpec {
