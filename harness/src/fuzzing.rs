@@ -17,6 +17,9 @@ use crate::exec::{self, CaseRun, Status};
 use crate::scenario::{self, world, Scenario, Step};
 use crate::testee::reference::Reference;
 
+mod build;
+pub use build::{fuzz_build_input, BuildBudget, BuildFuzzed, BUILD_BUDGET};
+
 /// What a run may cost, so that one fuzz input stays fast: the load-time caps bound what is
 /// safe, this bounds what is quick. Inputs beyond it are loaded and checked, not run.
 #[derive(Debug, Clone, Copy)]

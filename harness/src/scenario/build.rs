@@ -303,7 +303,9 @@ mod tests {
         let text = test_text("build3d/y_t", "", &ok);
         assert!(matches!(
             load_str("build3d/y_t", &text),
-            Err(LoadReason::Check(CheckError::Unlisted { feature: "build3d" }))
+            Err(LoadReason::Check(CheckError::Unlisted {
+                feature: "build3d"
+            }))
         ));
         let e = refused(&format!("{BUILD}  - expect: {{golden: t}}\n"));
         assert_eq!(
