@@ -112,8 +112,22 @@ fn bad_arguments_and_bad_files_exit_2_with_a_message() {
     let zero = t.file("zero.yaml", "cell_size: 0\n");
     let unknown = t.file("unknown.yaml", "cell_sise: 0.3\n");
     let not_yaml = t.file("broken.yaml", "cell_size: [0.3\n");
+    let wrong_type = t.file("type.yaml", "cell_size: fine\n");
+    let volumes = t.file("volumes.yaml", "volumes: 3\n");
+    let clockwise_inside_out = t.file(
+        "inside-out.yaml",
+        "volumes: [{area: 5, min_y: 1, max_y: 0, polygon: [[0, 0], [0, 1], [1, 1]]}]\n",
+    );
+    let binary = t.0.join("binary.obj");
+    std::fs::write(&binary, b"v \xff\xfe 0 0\n\x00\x01").unwrap();
+    let binary = binary.display().to_string();
+    let not_utf8 = t.0.join("latin1.yaml");
+    std::fs::write(&not_utf8, b"cell_size: 0.3 # \xe9\n").unwrap();
+    let not_utf8 = not_utf8.display().to_string();
     let out = t.path("out.onms");
     let missing = t.path("missing.obj");
+    let dir = t.0.display().to_string();
+    let under_a_file = format!("{good}/out.onms");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["build"], "INPUT"),
         (vec!["build", &good], "--out"),
@@ -144,6 +158,38 @@ fn bad_arguments_and_bad_files_exit_2_with_a_message() {
             vec!["build", &good, "--settings", &missing, "--out", &out],
             "missing.obj",
         ),
+        (
+            vec!["build", &good, "--settings", &wrong_type, "--out", &out],
+            "type.yaml",
+        ),
+        (
+            vec!["build", &good, "--settings", &volumes, "--out", &out],
+            "volumes.yaml",
+        ),
+        (
+            vec![
+                "build",
+                &good,
+                "--settings",
+                &clockwise_inside_out,
+                "--out",
+                &out,
+            ],
+            "max_y",
+        ),
+        (
+            vec!["build", &good, "--settings", &not_utf8, "--out", &out],
+            "latin1.yaml",
+        ),
+        (vec!["build", &binary, "--out", &out], "line 1"),
+        (vec!["build", &dir, "--out", &out], &dir),
+        (vec!["build", &good, "--out", &dir], &dir),
+        (vec!["build", &good, "--out", &under_a_file], "floor.obj"),
+        (
+            vec!["build", &good, "--out", &out, "--threads", "-1"],
+            "'-1'",
+        ),
+        (vec!["build", &good, "--out", &out, "--bogus"], "--bogus"),
     ];
     for (args, says) in cases {
         let o = onav(&args);
