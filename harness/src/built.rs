@@ -250,7 +250,7 @@ pub fn check(params: MeshParams, tiles: &[NavTile]) -> Result<(TiledNavMesh, Sum
         if t.link_count() != 0 {
             return Err(BuiltError::Links { index });
         }
-        if let Some((poly, &flags)) = t.all_flags().iter().enumerate().find(|(_, &f)| f != 1) {
+        if let Some((poly, flags)) = t.all_flags().enumerate().find(|&(_, f)| f != 1) {
             return Err(BuiltError::Flags { index, poly, flags });
         }
     }

@@ -77,6 +77,78 @@ pub enum HarnessError {
     /// `onav build` could not build.
     #[error(transparent)]
     Build(Box<crate::commands::build::BuildCommandError>),
+    /// A root without the `scenarios/` folder a command needs.
+    #[error(
+        "{} has no scenarios/ folder: give the repository root with --root (the default is the \
+         current folder if it has scenarios/, else the workspace onav was built from)",
+        root.display()
+    )]
+    NoScenarios {
+        /// The root.
+        root: PathBuf,
+    },
+    /// A scenario path that does not exist.
+    #[error("{}: no such scenario file or folder", path.display())]
+    NoSuchPath {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A scenario path that is a file but not a scenario.
+    #[error("{}: not a scenario (a .yaml file below scenarios/, or a folder)", path.display())]
+    NotAScenario {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A selection without a case.
+    #[error("no case to run: {what}")]
+    NothingSelected {
+        /// What selected nothing.
+        what: String,
+    },
+    /// A run in which no case ran.
+    #[error("no case ran: {reason}")]
+    NothingRan {
+        /// Why.
+        reason: String,
+    },
+    /// Failure-list lines that match no case, with `--strict-failure-list`.
+    #[error(
+        "{}: {} matching no case of the suite (--strict-failure-list)",
+        path.display(),
+        match lines.as_slice() {
+            [l] => format!("line {l} is an entry"),
+            _ => format!("lines {} are entries", lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+        }
+    )]
+    StaleFailureList {
+        /// The file.
+        path: PathBuf,
+        /// The lines, from 1.
+        lines: Vec<usize>,
+    },
+    /// A `--trace` folder that holds files but no earlier trace.
+    #[error(
+        "{}: not empty and not an earlier trace (it has no index.json): give a new or empty folder",
+        path.display()
+    )]
+    NotATrace {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A file `inspect` can give no verdict on.
+    #[error("{}: no verdict: {why}", path.display())]
+    NoVerdict {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
+    /// `bless --case` selecting no case that declares a golden.
+    #[error("nothing to bless: {what}")]
+    NothingToBless {
+        /// What the selection held.
+        what: String,
+    },
 }
 
 /// Why a matrix file cannot be compared.

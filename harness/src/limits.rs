@@ -17,6 +17,19 @@ pub const MAX_FRAME: u32 = 64 << 20;
 /// Time a testee has to answer one request (`spec/conformance.md` §6.8).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Most threads of one in-process run (`spec/conformance.md` §4.1): `--threads` takes counts of
+/// 1 ..= this. Each count is one rayon pool, and a determinism check gains nothing from more
+/// threads than a machine has cores; the cap keeps a typo from starting 100 000 threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// A testee run gives up after this many cases ended in a timeout (`--give-up-after`,
+/// `spec/conformance.md` §6.8): the rest are reported not run. With the default timeout, a testee
+/// that keeps hanging costs at most this many times 20 s, not 20 s for every case.
+pub const DEFAULT_GIVE_UP_AFTER: u32 = 5;
+
+/// Longest time a `--timeout` or `--run-timeout` may give, in seconds (a day): longer is a typo.
+pub const MAX_TIMEOUT_SECONDS: u64 = 24 * 60 * 60;
+
 /// How much of a testee's standard error the runner keeps for failure messages (bytes): a
 /// chatty testee cannot grow the runner's memory.
 pub const STDERR_TAIL: usize = 2048;

@@ -3,9 +3,12 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use onav_harness::commands::{self, build::BuildOptions, run::RunOptions, Outcome};
+use onav_harness::commands::{
+    self, args, build::BuildOptions, run::RunOptions, testee::TesteeOptions, Outcome,
+};
 use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
@@ -15,8 +18,11 @@ use onav_harness::{Format, HarnessError, MutantKind};
     about = "onav conformance and determinism harness"
 )]
 struct Cli {
-    /// Repository root (default: the current directory if it has scenarios/, else the workspace).
-    #[arg(long, global = true)]
+    /// Repository root: the folder holding scenarios/ (and golden/, spec/); scenario paths lie
+    /// below ROOT/scenarios. Default: the current directory if it has scenarios/, else the
+    /// workspace this binary was built from (a path fixed at build time: a copied binary still
+    /// reads that tree).
+    #[arg(long, global = true, value_name = "ROOT")]
     root: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
@@ -29,8 +35,8 @@ enum Cmd {
     Run {
         /// Scenario files or folders (default: scenarios/).
         paths: Vec<PathBuf>,
-        /// Thread counts, comma separated.
-        #[arg(long, value_delimiter = ',')]
+        /// Thread counts of the in-process run, comma separated (each 1 to 1024).
+        #[arg(long, value_delimiter = ',', value_parser = args::thread_count, conflicts_with = "testee")]
         threads: Option<Vec<usize>>,
         /// Only case ids matching this glob (`*`, `?`).
         #[arg(long)]
@@ -41,9 +47,44 @@ enum Cmd {
         /// Expected failures: lines of case-glob<TAB>status.
         #[arg(long)]
         failure_list: Option<PathBuf>,
+        /// A failure-list line that matches no case of the suite is an error (exit 2), not a
+        /// warning.
+        #[arg(long)]
+        strict_failure_list: bool,
+        /// Write every case that ran and did not pass, with its status, as a failure list.
+        #[arg(long, value_name = "FILE")]
+        write_failure_list: Option<PathBuf>,
+        /// Apply this failure list, then rewrite it to this run's outcome (entries that no
+        /// longer hold removed, new failures added).
+        #[arg(long, value_name = "FILE", conflicts_with = "failure_list")]
+        update_failure_list: Option<PathBuf>,
         /// Run against a testee subprocess instead of the in-process reference.
         #[arg(long)]
         testee: Option<String>,
+        /// Seconds the testee has for each reply (default 20).
+        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, requires = "testee")]
+        timeout: Option<Duration>,
+        /// After this many cases ended in a timeout, report the rest as not run (default 5; 0:
+        /// never give up).
+        #[arg(long, value_name = "N", value_parser = args::count, requires = "testee")]
+        give_up_after: Option<u32>,
+        /// Start no case after this many seconds; the rest are reported as not run.
+        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, requires = "testee")]
+        run_timeout: Option<Duration>,
+        /// Answer every request with the in-process reference too, and name the first reply of
+        /// the testee that differs from the reference's.
+        #[arg(long, requires = "testee")]
+        compare_reference: bool,
+        /// For each case that did not pass, write its requests and replies to
+        /// DIR/<case id>/transcript.jsonl and their bytes to DIR/<case id>/files/.
+        #[arg(long, value_name = "DIR")]
+        trace: Option<PathBuf>,
+        /// With --trace, write a folder for every case that ran, passing ones too.
+        #[arg(long, requires = "trace")]
+        trace_all: bool,
+        /// A skipped case (a feature or op the testee lacks) fails the run.
+        #[arg(long)]
+        require_all: bool,
     },
     /// Write goldens that changed, after an independent check (never in CI).
     Bless {
@@ -53,8 +94,8 @@ enum Cmd {
     },
     /// Hash every golden output under each thread count in one process.
     Matrix {
-        /// Thread counts, comma separated (default 1,2,4).
-        #[arg(long, value_delimiter = ',')]
+        /// Thread counts, comma separated (each 1 to 1024; default 1,2,4).
+        #[arg(long, value_delimiter = ',', value_parser = args::thread_count)]
         threads: Option<Vec<usize>>,
         /// Write the JSON here.
         #[arg(long)]
@@ -83,17 +124,28 @@ enum Cmd {
     },
     /// Answer the testee protocol on stdin/stdout (spec/conformance.md §6).
     Testee {
-        /// Serve a deliberately broken backend (harness self-tests).
+        /// Serve a deliberately broken backend (harness self-tests, spec/conformance.md §6.10).
         #[arg(long, hide = true)]
         mutant: Option<MutantKind>,
+        /// Announce only these features, comma separated (harness self-tests).
+        #[arg(long, hide = true, value_delimiter = ',')]
+        only_features: Option<Vec<String>>,
+        /// Announce and answer only these ops besides hello and bye (harness self-tests).
+        #[arg(long, hide = true, value_delimiter = ',')]
+        only_ops: Option<Vec<String>>,
     },
-    /// Print an annotated decode of a tile, mesh file or snapshot, and onav's verdict on it.
+    /// Print an annotated decode of a tile, mesh file or snapshot, and onav's verdict on it
+    /// (exit 0 valid, 1 rejected, 2 no verdict: not an onav file, a tile missing from the
+    /// library, a file that cannot be read).
     Inspect {
         /// The file.
         file: PathBuf,
         /// Tile files (or mesh files, or Full snapshots) whose tiles a Referenced snapshot names.
         #[arg(long, num_args = 1..)]
         library: Vec<PathBuf>,
+        /// The same as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Build a mesh file from OBJ geometry with the voxel builder (spec/build3d.md).
     Build {
@@ -140,7 +192,17 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
             filter,
             format,
             failure_list,
+            strict_failure_list,
+            write_failure_list,
+            update_failure_list,
             testee,
+            timeout,
+            give_up_after,
+            run_timeout,
+            compare_reference,
+            trace,
+            trace_all,
+            require_all,
         } => commands::run::run(
             &root,
             &RunOptions {
@@ -149,11 +211,23 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
                 filter,
                 format,
                 failure_list,
+                strict_failure_list,
+                write_failure_list,
+                update_failure_list,
                 testee,
+                timeout,
+                give_up_after,
+                run_timeout,
+                compare_reference,
+                trace,
+                trace_all,
+                require_all,
             },
         ),
         Cmd::Bless { case } => {
-            commands::bless::run(&root, case.as_deref(), std::env::var_os("CI").is_some())
+            // CI= and CI=false are how people say "not CI".
+            let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "false" | "0"));
+            commands::bless::run(&root, case.as_deref(), ci)
         }
         Cmd::Matrix { threads, out } => {
             commands::matrix::run(&root, threads.as_deref(), out.as_deref())
@@ -163,8 +237,20 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
         }
         Cmd::Compile { out } => commands::compile::run(&root, &out),
         Cmd::SpecIndex { check } => commands::spec_index::run(&root, check),
-        Cmd::Testee { mutant } => commands::testee::run(mutant),
-        Cmd::Inspect { file, library } => commands::inspect::run(&file, &library),
+        Cmd::Testee {
+            mutant,
+            only_features,
+            only_ops,
+        } => commands::testee::run(TesteeOptions {
+            mutant,
+            only_features,
+            only_ops,
+        }),
+        Cmd::Inspect {
+            file,
+            library,
+            json,
+        } => commands::inspect::run(&file, &library, json),
         Cmd::Build {
             input,
             settings,

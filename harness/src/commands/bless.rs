@@ -18,7 +18,26 @@ pub fn run(root: &Path, case: Option<&str>, in_ci: bool) -> Result<Outcome, Harn
     if in_ci {
         return Err(HarnessError::BlessInCi);
     }
+    super::check_root(root)?;
     let suite = suite::load(root, &[], case);
+    if suite.load_errors.is_empty() {
+        let with_goldens = suite
+            .cases
+            .iter()
+            .filter(|c| !suite::declared_goldens(c).is_empty())
+            .count();
+        let what = match case {
+            Some(g) if suite.cases.is_empty() => Some(format!("no case matches --case {g:?}")),
+            Some(g) if with_goldens == 0 => Some(format!(
+                "none of the {} cases matching --case {g:?} declares a golden",
+                suite.cases.len()
+            )),
+            _ => None,
+        };
+        if let Some(what) = what {
+            return Err(HarnessError::NothingToBless { what });
+        }
+    }
     let Some(results) = reference_results(&suite, &[1])? else {
         return Ok(Outcome::Fail);
     };

@@ -14,6 +14,13 @@ use crate::testee::reference::Reference;
 
 /// `onav compile --out DIR`.
 pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
+    super::check_root(root)?;
+    if out.exists() && !out.is_dir() {
+        return Err(HarnessError::io(
+            out,
+            std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
+        ));
+    }
     let suite = suite::load(root, &[], None);
     for e in &suite.load_errors {
         eprintln!("LOAD {e}");
@@ -36,15 +43,7 @@ pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
                 ..exec::Options::in_dir(&c.dir)
             };
             let run = exec::run(&c.id, &c.scenario, &mut Reference::new(), &opts);
-            CaseResult {
-                id: c.id.clone(),
-                area: c.area.clone(),
-                status: run.status(),
-                message: run.message().to_owned(),
-                threads: vec![1],
-                run,
-                expected: false,
-            }
+            CaseResult::new(c, run, &[1])
         })
         .collect();
     suite::apply_failure_list(&mut results, &known);

@@ -30,7 +30,8 @@ pub fn run(
     threads: Option<&[usize]>,
     out: Option<&Path>,
 ) -> Result<Outcome, HarnessError> {
-    let threads = suite::thread_counts(Some(threads.unwrap_or(&[1, 2, 4])));
+    let threads = suite::thread_counts(Some(threads.unwrap_or(&[1, 2, 4])))?;
+    super::check_root(root)?;
     let mut suite = suite::load(root, &[], None);
     suite
         .cases

@@ -5,6 +5,7 @@
 use crate::error::HarnessError;
 use crate::suite::{self, CaseResult, Suite, Target};
 
+pub mod args;
 pub mod bless;
 pub mod build;
 pub mod compile;
@@ -40,6 +41,17 @@ impl Outcome {
 
 /// The reference's known failures (a failure list), below the repository root.
 pub const REFERENCE_FAILURES: &str = "scenarios/reference-failures.tsv";
+
+/// A command that reads the suite needs `<root>/scenarios`.
+fn check_root(root: &std::path::Path) -> Result<(), HarnessError> {
+    if root.join("scenarios").is_dir() {
+        Ok(())
+    } else {
+        Err(HarnessError::NoScenarios {
+            root: root.to_path_buf(),
+        })
+    }
+}
 
 /// Runs the selected cases once in process at `threads`, or prints the files that did not load
 /// (`None`).

@@ -12,6 +12,7 @@ use crate::suite;
 /// the line after rule `**X12.` lists, in order, the cases whose `spec` names `file.md#x12`
 /// ("none yet" when no case does). Returns the new texts of the files that change.
 pub fn texts(root: &Path) -> Result<Vec<(PathBuf, String)>, HarnessError> {
+    super::check_root(root)?;
     let mut suite = suite::load(root, &[], None);
     if !suite.load_errors.is_empty() {
         return Err(suite.load_errors.swap_remove(0).into());

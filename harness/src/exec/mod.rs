@@ -180,6 +180,7 @@ impl Exec<'_> {
                 _ => None,
             };
             self.index = i;
+            self.backend.begin_step(i + 1, step.key());
             let at = |s: Stop| Stop(s.0, format!("step {} ({}): {}", i + 1, step.key(), s.1));
             let before = match (expect, Self::mesh_of(step, None)) {
                 (Some(e), Some(m)) if e.state.is_some() => Some(self.observe(&m).map_err(at)?),

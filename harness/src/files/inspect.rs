@@ -9,6 +9,8 @@
 
 use std::fmt::Write as _;
 
+use serde_json::json;
+
 use onav::{read_mesh, FormatReason, NavMeshSnapshot, NavTile, RestoreError, TileLibrary};
 
 use crate::files::decode::{decode, Decoded, Field, FileKind, Value};
@@ -139,75 +141,211 @@ fn error_line(e: &RestoreError, library: &TileLibrary) -> String {
     }
 }
 
-/// The annotated decode of `bytes`, validated against `library` (snapshots only).
-pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
-    let d = decode(bytes);
-    let verdict = validate(bytes, d.kind, library);
-    let mut out = String::new();
-    let _ = writeln!(out, "{}, {} bytes", kind_name(d.kind), bytes.len());
-    if d.kind == FileKind::Unknown {
-        let head = &bytes[..bytes.len().min(16)];
-        let _ = writeln!(
-            out,
-            "first bytes: {}",
-            if head.is_empty() {
-                "(none)".to_owned()
-            } else {
-                crate::hex::hex(head)
-            }
-        );
-        let _ = writeln!(out, "result: not a tile, mesh file or snapshot");
-        return out;
-    }
-    let width = d
-        .fields
-        .iter()
-        .map(|f| f.path.len())
-        .max()
-        .unwrap_or(0)
-        .clamp(5, 60);
-    let (err, at) = match &verdict {
-        Verdict::Rejected(e) => (Some(e), anchor(&d, e)),
-        _ => (None, None),
-    };
-    let indent = " ".repeat(16);
-    let _ = writeln!(
-        out,
-        "{:>8}  {:>6}  {:width$}  value",
-        "offset", "size", "field"
-    );
-    for (i, f) in d.fields.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "{:>8}  {:>6}  {:width$}  {}",
-            f.offset,
-            f.size,
-            f.path,
-            describe(f, (d.kind == FileKind::Snapshot).then_some(library))
-        );
-        if let (Some(e), Some(a)) = (err, at) {
-            if a == i {
-                let _ = writeln!(out, "{indent}{}", error_line(e, library));
-            }
+/// What `inspect` concluded about a file (its exit status: 0, 1, 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conclusion {
+    /// onav accepts it.
+    Valid,
+    /// onav rejects it.
+    Rejected,
+    /// A Referenced snapshot naming a tile the library lacks: the checks after it did not run.
+    Incomplete,
+    /// Not a tile, mesh file or snapshot.
+    NotOnav,
+}
+
+impl Conclusion {
+    /// The name the JSON form gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Conclusion::Valid => "valid",
+            Conclusion::Rejected => "rejected",
+            Conclusion::Incomplete => "incomplete",
+            Conclusion::NotOnav => "none",
         }
     }
-    if let Some((o, note)) = &d.stopped {
-        let _ = writeln!(out, "{indent}decode stopped at byte {o}: {note}");
+}
+
+/// The decode of a file with onav's verdict on it, rendered as text ([`Inspection::text`]) or
+/// JSON ([`Inspection::json`]) with the same contents.
+pub struct Inspection<'a> {
+    bytes: &'a [u8],
+    library: &'a TileLibrary,
+    decoded: Decoded,
+    verdict: Verdict,
+}
+
+/// The decode of `bytes` and onav's verdict, validated against `library` (snapshots only).
+pub fn examine<'a>(bytes: &'a [u8], library: &'a TileLibrary) -> Inspection<'a> {
+    let decoded = decode(bytes);
+    let verdict = validate(bytes, decoded.kind, library);
+    Inspection {
+        bytes,
+        library,
+        decoded,
+        verdict,
     }
-    if let (Some(e), None) = (err, at) {
-        let _ = writeln!(out, "{indent}{}", error_line(e, library));
+}
+
+/// The annotated decode of `bytes`, validated against `library` (snapshots only).
+#[cfg(test)]
+pub fn inspect(bytes: &[u8], library: &TileLibrary) -> String {
+    examine(bytes, library).text()
+}
+
+impl Inspection<'_> {
+    /// What it concluded.
+    pub fn conclusion(&self) -> Conclusion {
+        match &self.verdict {
+            Verdict::Valid(_) => Conclusion::Valid,
+            Verdict::Rejected(e) if unknown_content_id(e) => Conclusion::Incomplete,
+            Verdict::Rejected(_) => Conclusion::Rejected,
+            Verdict::None => Conclusion::NotOnav,
+        }
     }
-    let _ = match &verdict {
-        Verdict::Valid(s) => writeln!(out, "result: {s}"),
-        Verdict::Rejected(e) if unknown_content_id(e) => writeln!(
+
+    /// The error, and the index of the field it is shown under (`None`: after every field).
+    fn error(&self) -> Option<(&RestoreError, Option<usize>)> {
+        match &self.verdict {
+            Verdict::Rejected(e) => Some((e, anchor(&self.decoded, e))),
+            _ => None,
+        }
+    }
+
+    /// The first 16 bytes in hex (`(none)` for an empty file).
+    fn first_bytes(&self) -> String {
+        let head = &self.bytes[..self.bytes.len().min(16)];
+        if head.is_empty() {
+            "(none)".to_owned()
+        } else {
+            crate::hex::hex(head)
+        }
+    }
+
+    /// The `result:` line's text.
+    fn result_text(&self) -> String {
+        match &self.verdict {
+            Verdict::Valid(s) => s.clone(),
+            Verdict::Rejected(e) if unknown_content_id(e) => format!(
+                "incomplete: {} is not in the library; the checks after it did not run",
+                e.field()
+            ),
+            Verdict::Rejected(e) => format!("rejected ({}): {e}", e.class()),
+            Verdict::None => "not a tile, mesh file or snapshot".to_owned(),
+        }
+    }
+
+    fn value(&self, f: &Field) -> String {
+        describe(
+            f,
+            (self.decoded.kind == FileKind::Snapshot).then_some(self.library),
+        )
+    }
+
+    /// One line per field (offset, size, field path, value), the error under the field it
+    /// names, where the decode stopped, and the verdict.
+    pub fn text(&self) -> String {
+        let d = &self.decoded;
+        let mut out = String::new();
+        let _ = writeln!(out, "{}, {} bytes", kind_name(d.kind), self.bytes.len());
+        if d.kind == FileKind::Unknown {
+            let _ = writeln!(out, "first bytes: {}", self.first_bytes());
+            let _ = writeln!(out, "result: {}", self.result_text());
+            return out;
+        }
+        let width = d
+            .fields
+            .iter()
+            .map(|f| f.path.len())
+            .max()
+            .unwrap_or(0)
+            .clamp(5, 60);
+        let err = self.error();
+        let indent = " ".repeat(16);
+        let _ = writeln!(
             out,
-            "result: incomplete: {} is not in the library; the checks after it did not run",
-            e.field()
-        ),
-        Verdict::Rejected(e) => writeln!(out, "result: rejected ({}): {e}", e.class()),
-        Verdict::None => Ok(()),
-    };
-    out
+            "{:>8}  {:>6}  {:width$}  value",
+            "offset", "size", "field"
+        );
+        for (i, f) in d.fields.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{:>8}  {:>6}  {:width$}  {}",
+                f.offset,
+                f.size,
+                f.path,
+                self.value(f)
+            );
+            if let Some((e, Some(a))) = err {
+                if a == i {
+                    let _ = writeln!(out, "{indent}{}", error_line(e, self.library));
+                }
+            }
+        }
+        if let Some((o, note)) = &d.stopped {
+            let _ = writeln!(out, "{indent}decode stopped at byte {o}: {note}");
+        }
+        if let Some((e, None)) = err {
+            let _ = writeln!(out, "{indent}{}", error_line(e, self.library));
+        }
+        let _ = writeln!(out, "result: {}", self.result_text());
+        out
+    }
+
+    /// The same as [`Self::text`] as one JSON object: `{"kind", "length", "fields": [{"offset",
+    /// "size", "field", "value", "note"?}], "stopped": {"offset", "note"} | null, "first_bytes"
+    /// (unknown files), "result": {"verdict": "valid" | "rejected" | "incomplete" | "none",
+    /// "text", "class", "field", "offset", "message"}}`; `note` is the error line shown under a
+    /// field.
+    pub fn json(&self) -> serde_json::Value {
+        let d = &self.decoded;
+        let err = self.error();
+        let mut fields: Vec<serde_json::Value> = d
+            .fields
+            .iter()
+            .map(|f| {
+                json!({"offset": f.offset, "size": f.size, "field": f.path, "value": self.value(f)})
+            })
+            .collect();
+        let mut trailing = None;
+        if let Some((e, at)) = err {
+            match at.and_then(|a| fields.get_mut(a)) {
+                Some(f) => f["note"] = json!(error_line(e, self.library)),
+                None => trailing = Some(error_line(e, self.library)),
+            }
+        }
+        let mut result = json!({"verdict": self.conclusion().name(), "text": self.result_text()});
+        if let Some((e, _)) = err {
+            result["class"] = json!(e.class());
+            result["field"] = json!(e.field());
+            result["offset"] = json!(e.offset());
+            result["message"] = json!(e.to_string());
+        }
+        let mut out = json!({
+            "kind": kind_key(d.kind),
+            "length": self.bytes.len(),
+            "fields": fields,
+            "stopped": d.stopped.as_ref().map(|(o, n)| json!({"offset": o, "note": n})),
+            "result": result,
+        });
+        if let Some(t) = trailing {
+            out["note"] = json!(t);
+        }
+        if d.kind == FileKind::Unknown {
+            out["first_bytes"] = json!(self.first_bytes());
+        }
+        out
+    }
+}
+
+/// The JSON name of a kind of file.
+fn kind_key(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Tile => "tile",
+        FileKind::MeshFile => "mesh_file",
+        FileKind::Snapshot => "snapshot",
+        FileKind::Unknown => "unknown",
+    }
 }
 
 /// Why a file cannot add tiles to a library.
@@ -373,6 +511,69 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_json_form_holds_what_the_text_form_shows() {
+        let m = mesh();
+        let lib = TileLibrary::new();
+        let snap = m.snapshot(SnapshotMode::Full);
+        let i = examine(&snap, &lib);
+        assert_eq!(i.conclusion(), Conclusion::Valid);
+        let j = i.json();
+        let text = i.text();
+        assert_eq!(j["kind"], "snapshot");
+        assert_eq!(j["length"], snap.len());
+        let fields = j["fields"].as_array().unwrap();
+        assert_eq!(fields.len(), text.lines().count() - 3);
+        for (f, line) in fields.iter().zip(text.lines().skip(2)) {
+            let want = format!(
+                "{:>8}  {:>6}  ",
+                f["offset"].as_u64().unwrap(),
+                f["size"].as_u64().unwrap()
+            );
+            assert!(line.starts_with(&want), "{line}");
+            assert!(line.contains(f["field"].as_str().unwrap()));
+            assert!(line.ends_with(f["value"].as_str().unwrap()));
+        }
+        assert_eq!(j["result"]["verdict"], "valid");
+        assert!(text.ends_with(&format!(
+            "result: {}\n",
+            j["result"]["text"].as_str().unwrap()
+        )));
+        // A rejection: its class, field and offset, and the note under its field.
+        let d = decode(&snap);
+        let f = d.field("slot[1].tile.polygon[0].vertex_count").unwrap();
+        let mut bad = snap.clone();
+        bad[f.offset as usize] = 9;
+        let i = examine(&bad, &lib);
+        assert_eq!(i.conclusion(), Conclusion::Rejected);
+        let j = i.json();
+        assert_eq!(j["result"]["verdict"], "rejected");
+        assert_eq!(j["result"]["class"], "format");
+        assert_eq!(j["result"]["field"], "slot[1].tile.polygon[0].vertex_count");
+        assert_eq!(j["result"]["offset"], f.offset);
+        let noted: Vec<&serde_json::Value> = j["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x.get("note").is_some())
+            .collect();
+        assert_eq!(noted.len(), 1);
+        assert_eq!(noted[0]["field"], "slot[1].tile.polygon[0].vertex_count");
+        // Incomplete and foreign files.
+        let r = m.snapshot(SnapshotMode::Referenced);
+        assert_eq!(examine(&r, &lib).conclusion(), Conclusion::Incomplete);
+        assert_eq!(examine(&r, &lib).json()["result"]["verdict"], "incomplete");
+        for foreign in [&b""[..], b"hello world"] {
+            let i = examine(foreign, &lib);
+            assert_eq!(i.conclusion(), Conclusion::NotOnav);
+            assert_eq!(i.json()["result"]["verdict"], "none");
+            assert!(i
+                .text()
+                .ends_with("result: not a tile, mesh file or snapshot\n"));
+        }
+        assert_eq!(examine(&snap[..50], &lib).json()["stopped"]["offset"], 44);
     }
 
     #[test]

@@ -247,6 +247,11 @@ pub trait Backend {
     fn has_feature(&self, _feature: &str) -> bool {
         true
     }
+
+    /// The runner starts step `index` (from 1, as in reports) of a scenario, a step of kind
+    /// `key`: the requests until the next call serve it. Backends ignore it; the runner's
+    /// wrappers that record a case's transcript or compare it with the reference use it.
+    fn begin_step(&mut self, _index: usize, _key: &'static str) {}
 }
 
 /// `0x` and 16 lowercase hex digits.

@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::{declared_goldens, CaseResult};
+use super::{declared_goldens, CaseResult, Location};
 use crate::exec::Status;
 use crate::golden::{self, GoldenProblem, Manifest, ManifestError, Store};
-use crate::scenario::Case;
+use crate::scenario::{Case, Step};
 
 /// Checks the goldens of passing cases against the store; failing cases keep their failure.
 /// Returns the orphans (checked only for a full suite).
@@ -24,21 +24,26 @@ pub fn check_goldens(
         if r.status != Status::Pass {
             continue;
         }
-        let problems: Vec<GoldenProblem> = r
+        let problems: Vec<(&str, GoldenProblem)> = r
             .run
             .goldens
             .iter()
             .filter_map(|(label, bytes)| {
                 golden::check_output(&store, &manifest, &format!("{}/{label}", c.id), bytes)
+                    .map(|p| (label.as_str(), p))
             })
             .collect();
-        if let Some(p) = problems.first() {
+        if let Some((label, p)) = problems.first() {
             r.status = Status::Fail;
+            r.golden = true;
             r.message = if problems.len() > 1 {
                 format!("{p} (and {} more)", problems.len() - 1)
             } else {
                 p.to_string()
             };
+            if let Some(step) = golden_step(&c.scenario.steps, label) {
+                r.at = Location::at(c, step);
+            }
         } else if r.run.goldens.len() != declared.len() {
             r.status = Status::Fail;
             r.message = "not every declared golden was produced".into();
@@ -49,4 +54,15 @@ pub fn check_goldens(
     }
     let declared: BTreeSet<String> = cases.iter().flat_map(declared_goldens).collect();
     Ok(golden::orphans(&store, &manifest, &declared))
+}
+
+/// The step (from 1) whose output golden `label` is: the step before its `expect`, or the
+/// `continue` holding it.
+fn golden_step(steps: &[Step], label: &str) -> Option<usize> {
+    let has = |s: &Step| matches!(s, Step::Expect(e) if e.golden.as_deref() == Some(label));
+    steps.iter().enumerate().find_map(|(i, s)| match s {
+        Step::Expect(_) if has(s) => Some(i),
+        Step::Continue(c) if c.ops.iter().any(has) => Some(i + 1),
+        _ => None,
+    })
 }

@@ -7,13 +7,18 @@ use std::path::{Path, PathBuf};
 
 use crate::scenario::{self, Case, LoadError, LoadReason, Step};
 
+pub mod compare;
 pub mod failure_list;
 pub mod goldens;
+pub mod locate;
 pub mod run;
+pub mod trace;
+pub mod watch;
 
-pub use failure_list::{apply_failure_list, parse_failure_list, Expected, FailureListError};
+pub use failure_list::{apply_failure_list, parse_failure_list, FailureListError};
 pub use goldens::check_goldens;
-pub use run::{run_cases, thread_counts, CaseResult, RunError, Target};
+pub use locate::Location;
+pub use run::{run_cases, run_with, thread_counts, CaseResult, RunError, Settings, Target};
 
 /// The repository root: `--root`, else the current directory if it has `scenarios/`, else the
 /// workspace this binary was built from.
@@ -111,6 +116,24 @@ pub fn load(root: &Path, paths: &[PathBuf], filter: Option<&str>) -> Suite {
         load_errors,
         full: paths.is_empty() && filter.is_none(),
     }
+}
+
+/// The id of every scenario file below `<root>/scenarios`, loaded or not: what a failure-list
+/// line may name.
+pub fn all_ids(root: &Path) -> Vec<String> {
+    let sroot = root.join("scenarios");
+    scenario::find_files(&sroot)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(&sroot).ok()?.with_extension("");
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            Some(parts.join("/"))
+        })
+        .collect()
 }
 
 /// The golden labels a scenario declares, as manifest keys.

@@ -9,7 +9,9 @@
 //! [`MAX_FRAME`] or a frame that is not a reply has crashed; one that does not answer in time has
 //! hung. Either way it is killed, that request fails with [`BackendFailure::Crash`] or
 //! [`BackendFailure::Timeout`], and the next request starts a fresh process (with a new handshake):
-//! meshes held by the old process are gone, so the runner fails the case that used them.
+//! meshes held by the old process are gone, so the runner fails the case that used them (and
+//! dropping them is answered without a process). With a deadline (the runner's `--run-timeout`)
+//! no request waits past it.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -195,6 +197,44 @@ pub struct Hello {
     pub features: BTreeSet<String>,
 }
 
+/// A reader that keeps the last 4 bytes read: after a frame's length is refused they are that
+/// length, and when they are text the testee is likely printing to its standard output.
+struct LastBytes<'r, R: Read> {
+    inner: &'r mut R,
+    last: Vec<u8>,
+}
+
+impl<'r, R: Read> LastBytes<'r, R> {
+    fn new(inner: &'r mut R) -> Self {
+        Self {
+            inner,
+            last: Vec::with_capacity(8),
+        }
+    }
+
+    /// `; its length bytes are the text "…": …` when the last 4 bytes read are printable ASCII.
+    fn text_hint(&self) -> String {
+        match self.last.as_slice() {
+            l @ [_, _, _, _] if l.iter().all(|b| b.is_ascii_graphic() || *b == b' ') => format!(
+                "; its 4 length bytes are the text {:?}: does the testee print to standard \
+                 output? Only frames go there, logs go to standard error (spec/conformance.md §6.1)",
+                String::from_utf8_lossy(l)
+            ),
+            _ => String::new(),
+        }
+    }
+}
+
+impl<R: Read> Read for LastBytes<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.last.extend_from_slice(&buf[..n]);
+        let excess = self.last.len().saturating_sub(4);
+        self.last.drain(..excess);
+        Ok(n)
+    }
+}
+
 /// A running testee process. Requests are written and replies read on threads of their own, so
 /// a testee that stops reading or writing can only make a request time out.
 struct Proc {
@@ -238,10 +278,11 @@ impl Proc {
             }
         });
         std::thread::spawn(move || loop {
-            let r = match read_frame(&mut stdout) {
+            let mut seen = LastBytes::new(&mut stdout);
+            let r = match read_frame(&mut seen) {
                 Ok(Some(f)) => Ok(f),
                 Ok(None) => Err("the testee closed its output".to_owned()),
-                Err(e) => Err(format!("bad reply frame: {e}")),
+                Err(e) => Err(format!("bad reply frame: {e}{}", seen.text_hint())),
             };
             let stop = r.is_err();
             if tx.send(r).is_err() || stop {
@@ -352,6 +393,7 @@ impl Proc {
 pub struct TesteeBackend {
     argv: Vec<String>,
     timeout: Duration,
+    deadline: Option<Instant>,
     proc: Option<Proc>,
     hello: Hello,
     restarts: u32,
@@ -362,6 +404,7 @@ impl std::fmt::Debug for TesteeBackend {
         f.debug_struct("TesteeBackend")
             .field("argv", &self.argv)
             .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
             .field("running", &self.proc.is_some())
             .field("hello", &self.hello)
             .field("restarts", &self.restarts)
@@ -377,10 +420,17 @@ impl TesteeBackend {
         Ok(Self {
             argv,
             timeout,
+            deadline: None,
             proc: Some(proc),
             hello,
             restarts: 0,
         })
+    }
+
+    /// No request waits past `deadline` (`--run-timeout`): each waits at most the time left, and
+    /// once it has passed every request fails as a [`BackendFailure::Timeout`] without being sent.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// What the testee said in its first handshake.
@@ -498,17 +548,30 @@ impl Backend for TesteeBackend {
                 })
             }
         };
+        // Dropping a mesh of a process that is gone needs no process: every mesh went with it.
+        // (The runner drops a case's meshes after a crash or a hang too; a restart for each would
+        // cost a handshake, or another timeout from a testee that keeps hanging.)
+        if self.proc.is_none() && matches!(req, Request::Drop { .. }) {
+            return Ok(Reply::ok([]));
+        }
+        let timeout = match self.deadline {
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => self.timeout.min(left),
+                _ => return Err(BackendFailure::Timeout),
+            },
+            None => self.timeout,
+        };
         let mut proc = match self.proc.take() {
             Some(p) => p,
             None => {
                 self.restarts += 1;
-                match start(&self.argv, self.timeout) {
+                match start(&self.argv, timeout) {
                     Ok((p, _)) => p,
                     Err(e) => return Err(BackendFailure::Crash(format!("restart failed: {e}"))),
                 }
             }
         };
-        let failure = match proc.exchange(&json, self.timeout) {
+        let failure = match proc.exchange(&json, timeout) {
             Ok(frame) => match serde_json::from_slice::<Reply>(&frame) {
                 Ok(reply) => {
                     if matches!(req, Request::Bye {}) {
@@ -538,7 +601,8 @@ impl Drop for TesteeBackend {
     }
 }
 
-/// Starts the testee `cmd` with the default timeout (20 s, `spec/conformance.md` §6.8) per request (the runner's `--testee`).
+/// Starts the testee `cmd` with the default timeout per request (20 s, `spec/conformance.md`
+/// §6.8).
 pub fn testee_backend(cmd: &str) -> Result<Box<dyn Backend>, TesteeError> {
     Ok(Box::new(TesteeBackend::spawn(cmd, DEFAULT_TIMEOUT)?))
 }

@@ -2,5 +2,7 @@
 //! `cargo test -p onav-harness --test integration [module::]`.
 
 mod build;
+mod cli;
 mod protocol;
+mod runner;
 mod suite;

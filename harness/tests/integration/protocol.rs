@@ -187,6 +187,40 @@ fn a_hang_is_a_timeout_within_the_timeout() {
 }
 
 #[test]
+fn drops_after_a_hang_need_no_process_and_a_deadline_bounds_every_request() {
+    let mut t = spawn(Some("hang-on:snapshot"), Duration::from_secs(20));
+    let mesh = build(&mut t);
+    // No request waits past the deadline, whatever the per-request timeout.
+    let start = Instant::now();
+    t.set_deadline(Some(start + Duration::from_millis(800)));
+    let snap = Request::Snapshot {
+        mesh: mesh.clone(),
+        mode: "full".into(),
+    };
+    assert_eq!(t.call(&snap), Err(BackendFailure::Timeout));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(700) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    // The hung process is gone: dropping its mesh starts no new one.
+    ok(t.call(&Request::Drop { mesh }));
+    assert_eq!(t.restarts(), 0);
+    // Past the deadline nothing is sent.
+    let start = Instant::now();
+    let tile = b64(&world().tiles()[0].to_bytes());
+    assert_eq!(
+        t.call(&Request::ContentId { tile: tile.clone() }),
+        Err(BackendFailure::Timeout)
+    );
+    assert!(start.elapsed() < Duration::from_millis(200));
+    assert_eq!(t.restarts(), 0);
+    t.set_deadline(None);
+    ok(t.call(&Request::ContentId { tile }));
+    assert_eq!(t.restarts(), 1);
+}
+
+#[test]
 fn a_flipped_snapshot_byte_is_detected() {
     let mut t = spawn(Some("flip-snapshot-byte"), TIMEOUT);
     let mesh = build(&mut t);
@@ -257,6 +291,30 @@ fn a_reply_frame_over_the_limit_is_a_crash() {
         "{e}"
     );
     assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[cfg(unix)]
+#[test]
+fn text_on_standard_output_is_named_as_such() {
+    // A port that logs to standard output: its first 4 bytes are read as a frame length.
+    let e = TesteeBackend::spawn(
+        "sh -c 'echo starting my port; exec sleep 30'",
+        Duration::from_secs(10),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, TesteeError::HelloFailed(m)
+            if m.contains("exceeds") && m.contains("length bytes are the text \"star\"")
+                && m.contains("standard output")),
+        "{e}"
+    );
+    // Binary length bytes get no such hint.
+    let e = TesteeBackend::spawn(
+        r"sh -c 'printf \\377\\377\\377\\377; exec sleep 30'",
+        Duration::from_secs(10),
+    )
+    .unwrap_err();
+    assert!(!e.to_string().contains("text"), "{e}");
 }
 
 #[cfg(unix)]

@@ -67,7 +67,7 @@ fn main() {
         },
         || {},
     );
-    println!("content_id() on a parsed tile: {cid:.1} ns (cached at parse; the hash is SHA-256 of the bytes, the same cost as raw sha2 above)");
+    println!("content_id() on a parsed tile: {cid:.1} ns (hashed at the first call and then cached; the hash is SHA-256 of the bytes, the same cost as raw sha2 above)");
 
     // add_tile + stitch per polygon.
     let w = world(16, 4);

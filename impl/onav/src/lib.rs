@@ -7,11 +7,13 @@ pub mod error;
 #[cfg(any(test, feature = "testkit"))]
 pub mod generator;
 pub mod geom;
+mod hash;
 pub mod ids;
 pub mod library;
 pub mod limits;
 pub mod mesh;
 pub mod meshfile;
+mod par;
 pub mod params;
 pub mod query;
 mod record;

@@ -3,20 +3,55 @@
 //! their own digest and parameters; a restore checks them against the snapshot's.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::ids::TileContentId;
 use crate::tile::NavTile;
 
 /// Tiles by content id. Holding a tile shares its immutable contents (no copy of the arrays).
-#[derive(Debug, Clone, Default)]
+///
+/// A library only grows: there is no way to take a tile out. So once a mesh has found every
+/// tile it holds in a library, they stay there, and an in-place restore that changes no tile
+/// need not look them up again (`spec/snapshot.md` S21): the mesh remembers the library by its
+/// instance number, which is unique per library object in the process (a clone gets its own).
+/// Instance numbers are compared only, never written anywhere.
+#[derive(Debug)]
 pub struct TileLibrary {
     tiles: BTreeMap<TileContentId, NavTile>,
+    instance: u64,
+}
+
+/// The next library instance number.
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
+
+impl Default for TileLibrary {
+    fn default() -> Self {
+        Self {
+            tiles: BTreeMap::new(),
+            instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+}
+
+impl Clone for TileLibrary {
+    /// The same tiles, as a library of its own (a new instance number).
+    fn clone(&self) -> Self {
+        Self {
+            tiles: self.tiles.clone(),
+            ..Self::default()
+        }
+    }
 }
 
 impl TileLibrary {
     /// An empty library.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// This library object's instance number (see the type's note): unique in the process.
+    pub(crate) fn instance(&self) -> u64 {
+        self.instance
     }
 
     /// A library holding these tiles.

@@ -5,7 +5,8 @@
 
 use crate::bytes::{Reader, Writer};
 use crate::error::{FormatError, FormatReason as R, RestoreError};
-use crate::ids::Generation;
+use crate::hash::FixedMap;
+use crate::ids::{Generation, TilePos};
 use crate::limits::{COUNT_LEN, FILE_HEADER_LEN, TILE_HEADER_LEN, TILE_POSITION_AT};
 use crate::mesh::{MeshState, SlotContents, TiledNavMesh};
 use crate::params::MeshParams;
@@ -46,15 +47,16 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
     )?;
     let mut tiles = Vec::with_capacity(n as usize);
     let mut starts = Vec::with_capacity(n as usize);
-    #[allow(clippy::disallowed_types)] // Lookup only (M11, duplicate positions): never iterated.
-    let mut seen = std::collections::HashSet::with_capacity(n as usize);
+    // Lookup only (M11, duplicate positions): never iterated.
+    let mut seen: FixedMap<TilePos, ()> =
+        FixedMap::with_capacity_and_hasher(n as usize, Default::default());
     for i in 0..n {
         let (tat, tb) = r.length_prefixed(|| format!("tile[{i}].length"))?;
         let tile = NavTile::from_bytes(tb).map_err(|e| e.nested(tat, &format!("tile[{i}]")))?;
         if let Some(m) = params.tile_mismatch(tile.digest(), &tile.grid()) {
             return Err(m.in_tile().nested(tat, &format!("tile[{i}]")));
         }
-        if !seen.insert(tile.pos()) {
+        if seen.insert(tile.pos(), ()).is_some() {
             return Err(FormatError::new(
                 tat + TILE_POSITION_AT,
                 format!("tile[{i}].position"),
@@ -66,9 +68,13 @@ pub fn read_mesh(bytes: &[u8]) -> Result<TiledNavMesh, RestoreError> {
         starts.push(tat);
     }
     r.finish("end")?;
-    // K17, by tile index, once every tile is known.
-    let cells = weight_per_cell(&tiles);
-    if let Some((i, work, budget)) = first_over_budget(tiles.iter().enumerate(), &cells) {
+    // K17, by tile index, once every tile is known (nothing to count when no tile has links).
+    let over = if tiles.iter().any(|t| t.link_count() > 0) {
+        first_over_budget(tiles.iter().enumerate(), &weight_per_cell(&tiles))
+    } else {
+        None
+    };
+    if let Some((i, work, budget)) = over {
         return Err(FormatError::new(
             starts[i],
             format!("tile[{i}]"),

@@ -94,6 +94,15 @@ impl Grid {
         self.0.region_bounds(column, row)
     }
 
+    /// The grid of these values when they meet P1–P3 and P8 (origin finite, tile size finite and
+    /// > 0): the check [`Grid::read`] makes, without the error.
+    pub(crate) fn checked(raw: RawGrid) -> Option<Self> {
+        let ok = raw.origin.iter().all(|v| v.is_finite())
+            && raw.tile_size.is_finite()
+            && raw.tile_size > 0.0;
+        ok.then_some(Self(raw))
+    }
+
     /// Reads and checks origin and tile size (P1–P3, P8), fields `{prefix}.origin.x` …
     /// `{prefix}.tile_size`.
     pub(crate) fn read(r: &mut Reader<'_>, prefix: &str) -> Result<Self, FormatError> {

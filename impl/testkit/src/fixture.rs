@@ -15,7 +15,9 @@ pub struct Fixture {
     pub world: WorldSpec,
     /// Every tile of the world, in position order.
     pub tiles: Vec<NavTile>,
-    /// Tiles at the same positions with other contents (another seed, same fingerprint).
+    /// Tiles at the same positions with other contents (another seed, same fingerprint) and no
+    /// off-mesh links, so that operation sequences mixing both sets reach the mesh's incremental
+    /// stitching both with and without off-mesh links around.
     pub alt_tiles: Vec<NavTile>,
     /// A library holding `tiles` and `alt_tiles`.
     pub library: TileLibrary,
@@ -98,6 +100,7 @@ pub fn fixture() -> &'static Fixture {
         let tiles = world.tiles();
         let alt_tiles = WorldSpec {
             seed: 2,
+            links_per_tile: 0,
             ..world.clone()
         }
         .tiles();

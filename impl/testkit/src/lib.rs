@@ -33,5 +33,6 @@ pub use ops::{Context, Op, PolyTarget, Step, TileTarget, Twins};
 pub use seeds::seed_inputs;
 pub use targets::{
     fuzz_differential, fuzz_read_mesh, fuzz_restore_in_place, fuzz_restore_new,
-    fuzz_snapshot_structured, fuzz_tile_parse, restore_in_place_into, EntryPoint, TARGETS,
+    fuzz_snapshot_structured, fuzz_tile_fast_vs_general, fuzz_tile_parse, restore_in_place_into,
+    EntryPoint, TARGETS,
 };

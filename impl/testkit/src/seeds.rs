@@ -10,25 +10,28 @@ use crate::model::{mesh_file, snapshot_mixed, SlotRecord, SnapModel};
 pub fn seed_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     let fx = fixture();
     let mut out = Vec::new();
-    // Tiles: a few generated ones of different shapes, and a hand-made minimal one.
-    for (i, t) in fx.tiles.iter().enumerate().step_by(3) {
-        out.push((
-            "tile_parse",
-            format!("world_tile_{i}.ontl"),
-            t.as_built_bytes().to_vec(),
-        ));
-    }
+    // Tiles: a few generated ones of different shapes, and a hand-made minimal one, for both
+    // tile targets.
     let tiny = WorldSpec {
         columns: 1,
         rows: 1,
         quads: 1,
         ..WorldSpec::default()
     };
-    out.push((
-        "tile_parse",
-        "one_quad.ontl".into(),
-        tiny.tiles()[0].as_built_bytes().to_vec(),
-    ));
+    for target in ["tile_parse", "tile_fast_vs_general"] {
+        for (i, t) in fx.tiles.iter().enumerate().step_by(3) {
+            out.push((
+                target,
+                format!("world_tile_{i}.ontl"),
+                t.as_built_bytes().to_vec(),
+            ));
+        }
+        out.push((
+            target,
+            "one_quad.ontl".into(),
+            tiny.tiles()[0].as_built_bytes().to_vec(),
+        ));
+    }
     // Snapshots for both restore targets.
     let empty = TiledNavMesh::new(fx.world.params(16));
     let mixed_inline: Vec<bool> = (0..16).map(|i| i % 2 == 0).collect();

@@ -20,7 +20,7 @@
 
 use onav::bytes::Reader;
 use onav::limits::{FILE_HEADER_LEN, PARAMS_AT};
-use onav::testing::{all_links, stitch_from_scratch};
+use onav::testing::{all_links, same_tile_data, stitch_from_scratch, tile_reader_paths};
 use onav::{
     read_mesh, write_mesh, MeshParams, NavMeshSnapshot, NavTile, PolyIndex, RawTile, RestoreError,
     SnapshotMode, TileLibrary, TileLinks, TiledNavMesh,
@@ -40,6 +40,7 @@ pub type EntryPoint = fn(&[u8]);
 /// `fuzz/seeds/`, `fuzz/regressions/` and `fuzz/fuzz_targets/`.
 pub const TARGETS: &[(&str, EntryPoint)] = &[
     ("tile_parse", fuzz_tile_parse),
+    ("tile_fast_vs_general", fuzz_tile_fast_vs_general),
     ("restore_new", fuzz_restore_new),
     ("restore_in_place", fuzz_restore_in_place),
     ("read_mesh", fuzz_read_mesh),
@@ -95,6 +96,31 @@ pub fn fuzz_tile_parse(data: &[u8]) {
             check_orientations(&t);
         }
         Err(e) => check_error(&e.into(), data.len()),
+    }
+}
+
+/// Target `tile_fast_vs_general`: the tile reader's fast validator and its field-by-field reader
+/// (`onav::testing::tile_reader_paths`) accept exactly the same inputs, build the same contents
+/// from them, and `NavTile::from_bytes` gives the field-by-field reader's result: the same tile,
+/// or the same error (field path, offset and reason).
+pub fn fuzz_tile_fast_vs_general(data: &[u8]) {
+    let (fast, general) = tile_reader_paths(data);
+    let whole = NavTile::from_bytes(data);
+    match (&fast, &general) {
+        (Some(f), Ok(g)) => assert!(
+            same_tile_data(f, g),
+            "the two paths read different contents"
+        ),
+        (None, Err(e)) => assert_eq!(
+            whole.as_ref().err(),
+            Some(e),
+            "from_bytes changed the error"
+        ),
+        (Some(_), Err(e)) => panic!("the fast path accepts what the reader rejects: {e:?}"),
+        (None, Ok(_)) => panic!("the fast path rejects a valid tile"),
+    }
+    if let (Ok(w), Ok(g)) = (&whole, &general) {
+        assert!(same_tile_data(w, g), "from_bytes read different contents");
     }
 }
 

@@ -2,6 +2,7 @@
 //! references, area/flag edits, off-mesh link switches and incremental stitching (§6.6).
 
 mod cells;
+mod free;
 #[cfg(test)]
 mod landing_tests;
 mod state;
@@ -74,7 +75,7 @@ impl TiledNavMesh {
         if let Some(existing) = self.tile_ref_at(pos) {
             return Err(MeshError::PositionTaken { pos, existing });
         }
-        let slot = *self.state.free.first().ok_or(MeshError::NoFreeSlot)?;
+        let slot = self.state.free.lowest().ok_or(MeshError::NoFreeSlot)?;
         self.state
             .check_room(FULL_OCCUPIED_EXTRA + full_tile_len(&tile))?;
         self.state.check_landings(&tile, None)?;
@@ -189,7 +190,7 @@ impl TiledNavMesh {
 
     /// The links of every polygon of a tile.
     pub fn tile_links(&self, r: TileRef) -> Option<&TileLinks> {
-        self.occupied(r).map(|o| &*o.links)
+        self.occupied(r).map(|o| &o.links)
     }
 
     /// Current area of a polygon.

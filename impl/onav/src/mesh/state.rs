@@ -2,17 +2,19 @@
 //! cells, links and landings, snapshot sizes, cached records and packed tile bytes).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
-
-use rayon::prelude::*;
+use std::sync::OnceLock;
 
 use super::cells::Cells;
+use super::free::FreeSlots;
 use crate::error::MeshError;
 use crate::ids::{Generation, SlotIndex, TilePos};
+use crate::ids::{PolyIndex, PolyRef, Side};
+use crate::par;
 use crate::record::{self, Chunk, Pack, Sizes, CHUNK_SLOTS};
 use crate::stitch::{
-    first_over_budget, neighbourhood, stitch_tile, tile_landings, weight_per_cell, CellEntry,
-    Landing, Landings, SlotView, TileLinks,
+    end_lands_in, first_over_budget, neighbourhood, portal_key, portal_links, stitch_tile,
+    tile_landings, weight_per_cell, CellEntry, Landing, Landings, Link, LinkKind, SlotView,
+    TileLinks,
 };
 use crate::tile::NavTile;
 
@@ -47,9 +49,9 @@ impl Slot {
 #[derive(Debug, Clone)]
 pub(crate) struct Occupied {
     pub tile: NavTile,
-    pub links: Arc<TileLinks>,
+    pub links: TileLinks,
     /// The landings of the tile's off-mesh links (derived, first stitching phase).
-    pub landings: Arc<Landings>,
+    pub landings: Landings,
 }
 
 impl Occupied {
@@ -57,8 +59,8 @@ impl Occupied {
     pub fn unstitched(tile: NavTile) -> Box<Self> {
         Box::new(Self {
             tile,
-            links: Arc::default(),
-            landings: Arc::default(),
+            links: TileLinks::default(),
+            landings: Landings::default(),
         })
     }
 }
@@ -72,20 +74,32 @@ pub(crate) type SlotContents = Vec<(Generation, Option<NavTile>)>;
 pub(crate) struct MeshState {
     pub slots: Vec<Slot>,
     /// Free slot indices (derived: the slots with no tile).
-    pub free: BTreeSet<SlotIndex>,
+    pub free: FreeSlots,
     /// Occupied cells (derived).
     pub cells: Cells,
+    /// Number of tiles with off-mesh links (derived): while it is zero no landing search or
+    /// landing budget (K17) has anything to do.
+    pub linked_tiles: usize,
     /// Sum of the as-built byte lengths of the tiles held (derived; sizes Full snapshots).
     pub tile_bytes: usize,
     /// Sum of the slots' `extra` (derived; sizes snapshots exactly).
     pub extra_bytes: usize,
     /// The Referenced snapshot's slot records (`spec/snapshot.md` §4.3) in slot order, cut into
     /// chunks of [`CHUNK_SLOTS`] slots: chunk c holds the records of slots 32c .. 32c + 31 end to
-    /// end (derived). Both writers copy from them.
-    pub chunks: Vec<Chunk>,
+    /// end (derived). Both writers copy from them. Each is built the first time a snapshot needs
+    /// it and then kept up to date, or dropped when keeping it would need a content id not
+    /// computed yet: a built chunk's tiles all have their content ids at hand.
+    pub chunks: Vec<OnceLock<Chunk>>,
     /// The as-built bytes of the tiles of the same runs of slots, packed together for the Full
-    /// writer (derived, one [`Pack`] per chunk).
-    pub packs: Vec<Pack>,
+    /// writer (derived, one [`Pack`] per chunk), built by the first Full snapshot that needs it
+    /// and then kept up to date.
+    pub packs: Vec<OnceLock<Pack>>,
+    /// The instance number of a library known to hold every tile of this state (derived, a
+    /// cache for the in-place restore's membership rule, `spec/snapshot.md` S10): libraries only
+    /// grow, so it stays true until a slot's tile changes, which clears it.
+    pub verified_in: Option<u64>,
+    /// A buffer [`MeshState::relink`] reuses (not state: empty between operations).
+    relinks: Vec<(SlotIndex, u64, Link)>,
 }
 
 impl SlotView for MeshState {
@@ -102,6 +116,10 @@ impl SlotView for MeshState {
     fn cell(&self, column: i32, row: i32) -> &[CellEntry] {
         self.cells.get(column, row)
     }
+
+    fn any_links(&self) -> bool {
+        self.linked_tiles > 0
+    }
 }
 
 impl MeshState {
@@ -109,12 +127,15 @@ impl MeshState {
     pub fn empty(count: u32) -> Self {
         let mut state = Self {
             slots: vec![Slot::free(Generation::FIRST); count as usize],
-            free: (0..count).map(SlotIndex).collect(),
+            free: FreeSlots::all(count),
             cells: Cells::default(),
+            linked_tiles: 0,
             tile_bytes: 0,
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
+            verified_in: None,
+            relinks: Vec::new(),
         };
         state.rebuild_chunks();
         state
@@ -152,15 +173,46 @@ impl MeshState {
     pub fn refresh(&mut self, i: usize) {
         self.refresh_slot(i);
         let s = &self.slots[i];
-        self.chunks[i / CHUNK_SLOTS].update(i % CHUNK_SLOTS, s.generation, s.tile());
+        if let Some(chunk) = self.chunks[i / CHUNK_SLOTS].get_mut() {
+            chunk.update(i % CHUNK_SLOTS, s.generation, s.tile());
+        }
     }
 
     /// [`MeshState::refresh`] after a change of slot `i`'s tile (added, removed or replaced):
-    /// also puts the new tile's bytes in the slot's pack. Amortised O(tile bytes) more.
+    /// also puts the new tile's bytes in the slot's pack, if built (amortised O(tile bytes)
+    /// more), and drops the slot's chunk if the new tile's content id is not known yet (the next
+    /// Referenced snapshot writes the chunk again, hashing what it must).
     pub fn refresh_tile(&mut self, i: usize) {
-        let bytes = self.slots[i].tile().map(NavTile::as_built_bytes);
-        self.packs[i / CHUNK_SLOTS].set(i % CHUNK_SLOTS, bytes);
+        self.verified_in = None;
+        let (c, k) = (i / CHUNK_SLOTS, i % CHUNK_SLOTS);
+        let tile = self.slots[i].tile();
+        if let Some(pack) = self.packs[c].get_mut() {
+            pack.set(k, tile.map(NavTile::as_built_bytes));
+        }
+        if tile.is_some_and(|t| !t.content_id_known()) {
+            self.chunks[c].take();
+        }
         self.refresh(i);
+    }
+
+    /// [`MeshState::refresh`] of occupied slot `i`, whose edits or switches changed, given its
+    /// new Referenced record (the writer's bytes for it, S22): the record is copied, not written
+    /// again. The slot's chunk must be built.
+    pub fn refresh_with_record(&mut self, i: usize, record: &[u8]) {
+        self.refresh_slot(i);
+        if let Some(chunk) = self.chunks[i / CHUNK_SLOTS].get_mut() {
+            chunk.set_record(i % CHUNK_SLOTS, record);
+        }
+    }
+
+    /// Chunk `c`, built from the slots if it is not yet.
+    pub fn chunk(&self, c: usize) -> &Chunk {
+        self.chunks[c].get_or_init(|| self.fresh_chunk(c))
+    }
+
+    /// Pack `c`, built from the slots if it is not yet.
+    pub fn pack(&self, c: usize) -> &Pack {
+        self.packs[c].get_or_init(|| self.fresh_pack(c))
     }
 
     /// [`MeshState::refresh`] without the record, for callers that refresh many slots and then
@@ -172,33 +224,48 @@ impl MeshState {
         s.extra = extra;
     }
 
-    /// Writes every chunk and pack from the slots.
+    /// Drops every chunk and pack: they are built again when a snapshot needs them.
     fn rebuild_chunks(&mut self) {
-        self.chunks = self.fresh_chunks();
-        self.packs = self.fresh_packs();
+        let n = self.slots.len().div_ceil(CHUNK_SLOTS);
+        self.chunks = vec![OnceLock::new(); n];
+        self.packs = vec![OnceLock::new(); n];
     }
 
-    /// The chunks of the slots, written from scratch.
-    pub fn fresh_chunks(&self) -> Vec<Chunk> {
-        let run = |run: &[Slot]| Chunk::of(run.iter().map(|s| (s.generation, s.tile())));
-        self.slots.chunks(CHUNK_SLOTS).map(run).collect()
+    /// The slots of chunk `c`.
+    fn run(&self, c: usize) -> &[Slot] {
+        let start = c * CHUNK_SLOTS;
+        &self.slots[start..(start + CHUNK_SLOTS).min(self.slots.len())]
     }
 
-    /// The packs of the slots, written from scratch.
-    fn fresh_packs(&self) -> Vec<Pack> {
-        let run =
-            |run: &[Slot]| Pack::of(run.iter().map(|s| s.tile().map(NavTile::as_built_bytes)));
-        self.slots.chunks(CHUNK_SLOTS).map(run).collect()
+    /// Chunk `c` written from scratch.
+    fn fresh_chunk(&self, c: usize) -> Chunk {
+        Chunk::of(self.run(c).iter().map(|s| (s.generation, s.tile())))
+    }
+
+    /// Pack `c` written from scratch.
+    fn fresh_pack(&self, c: usize) -> Pack {
+        Pack::of(
+            self.run(c)
+                .iter()
+                .map(|s| s.tile().map(NavTile::as_built_bytes)),
+        )
     }
 
     /// Checks every derived field against a recomputation (tests only).
     #[cfg(any(test, feature = "testkit"))]
     pub fn assert_derived(&self) {
-        let free: BTreeSet<SlotIndex> = (0..self.slots.len() as u32)
-            .map(SlotIndex)
-            .filter(|s| self.slots[s.0 as usize].occupied.is_none())
-            .collect();
+        let mut free = FreeSlots::none(self.slots.len() as u32);
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.occupied.is_none() {
+                free.insert(SlotIndex(i as u32));
+            }
+        }
         assert_eq!(self.free, free);
+        let linked = self.slots.iter().filter_map(Slot::tile);
+        assert_eq!(
+            self.linked_tiles,
+            linked.filter(|t| t.link_count() > 0).count()
+        );
         let mut copy = self.clone();
         for i in 0..copy.slots.len() {
             copy.refresh_slot(i);
@@ -207,16 +274,28 @@ impl MeshState {
         for (a, b) in self.slots.iter().zip(&copy.slots) {
             assert_eq!(a.extra, b.extra);
         }
-        assert_eq!(self.chunks, self.fresh_chunks());
+        assert_eq!(self.chunks.len(), self.slots.len().div_ceil(CHUNK_SLOTS));
         assert_eq!(self.packs.len(), self.chunks.len());
-        for p in &self.packs {
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            if let Some(chunk) = chunk.get() {
+                assert!(self
+                    .run(c)
+                    .iter()
+                    .filter_map(Slot::tile)
+                    .all(NavTile::content_id_known));
+                assert_eq!(*chunk, self.fresh_chunk(c));
+            }
+        }
+        for p in self.packs.iter().filter_map(OnceLock::get) {
             p.assert_valid();
         }
         for (i, s) in self.slots.iter().enumerate() {
-            assert_eq!(
-                self.packs[i / CHUNK_SLOTS].get(i % CHUNK_SLOTS),
-                s.tile().map(NavTile::as_built_bytes)
-            );
+            if let Some(pack) = self.packs[i / CHUNK_SLOTS].get() {
+                assert_eq!(
+                    pack.get(i % CHUNK_SLOTS),
+                    s.tile().map(NavTile::as_built_bytes)
+                );
+            }
             if let Some(t) = s.tile() {
                 assert_eq!(self.cells.slot_at(t.pos()), Some(SlotIndex(i as u32)));
             }
@@ -228,45 +307,46 @@ impl MeshState {
     /// order). Slots whose tile in `reuse` is provably unchanged keep those links. The caller
     /// has checked every rule the contents must meet (`spec/navmesh-format.md` §5.2 and K17):
     /// matching parameters, unique positions, landing budgets.
-    pub fn from_slots(slots: SlotContents, reuse: Option<&MeshState>) -> Self {
+    pub fn from_slots(slots: SlotContents, reuse: Option<MeshState>) -> Self {
+        let occupied = slots.iter().filter(|(_, t)| t.is_some()).count();
         let mut state = MeshState {
             slots: Vec::with_capacity(slots.len()),
-            free: BTreeSet::new(),
-            cells: Cells::default(),
+            free: FreeSlots::none(slots.len() as u32),
+            cells: Cells::with_capacity(occupied),
+            linked_tiles: 0,
             tile_bytes: 0,
             extra_bytes: 0,
             chunks: Vec::new(),
             packs: Vec::new(),
+            verified_in: None,
+            relinks: Vec::new(),
         };
-        let mut free = Vec::new();
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
             let mut slot = Slot::free(generation);
             let index = SlotIndex(i as u32);
             if let Some(tile) = tile {
                 state.tile_bytes += tile.as_built_bytes().len();
+                state.linked_tiles += usize::from(tile.link_count() > 0);
                 state.cells.insert(tile.pos(), index);
                 slot.occupied = Some(Occupied::unstitched(tile));
             } else {
-                free.push(index);
+                state.free.insert(index);
             }
             state.slots.push(slot);
             state.refresh_slot(i);
         }
         state.rebuild_chunks();
-        // Built from an ascending sequence in one pass.
-        state.free = free.into_iter().collect();
-        let dirty = match reuse {
+        let dirty = match &reuse {
             Some(old) => state.dirty_against(old),
             None => state.occupied_slots(),
         };
-        if let Some(old) = reuse {
-            for (i, s) in state.slots.iter_mut().enumerate() {
-                if let (Some(o), Some(prev)) = (
-                    s.occupied.as_mut(),
-                    old.slots.get(i).and_then(|p| p.occupied.as_ref()),
-                ) {
-                    o.links = Arc::clone(&prev.links);
-                    o.landings = Arc::clone(&prev.landings);
+        if let Some(mut old) = reuse {
+            // Every slot takes its predecessor's links and landings; the dirty ones are
+            // stitched again below.
+            for (s, prev) in state.slots.iter_mut().zip(&mut old.slots) {
+                if let (Some(o), Some(prev)) = (s.occupied.as_mut(), prev.occupied.as_mut()) {
+                    o.links = std::mem::take(&mut prev.links);
+                    o.landings = std::mem::take(&mut prev.landings);
                 }
             }
         }
@@ -293,15 +373,15 @@ impl MeshState {
                 o.generation == *g
                     && match (&o.occupied, t) {
                         (None, None) => true,
-                        (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                        (Some(a), Some(b)) => a.tile.same_as_built(b),
                         _ => false,
                     }
             });
         if !unchanged {
-            return Self::from_slots(slots, Some(&old));
+            return Self::from_slots(slots, Some(old));
         }
-        // With the generation and content id unchanged, a slot's packed bytes stay (the content
-        // id is the SHA-256 of those bytes), and one without edits or switches before and after
+        // With the generation and the as-built bytes unchanged, a slot's packed bytes stay, and
+        // one without edits or switches before and after
         // keeps its record and extra too: most slots of a rollback. Only the others are
         // refreshed.
         let plain = |t: &NavTile| t.edited_polys().len() == 0 && t.disabled_links().len() == 0;
@@ -311,6 +391,11 @@ impl MeshState {
                 continue;
             };
             let keep = plain(&o.tile) && plain(&t);
+            if !t.content_id_known() {
+                // Equal bytes, other contents not hashed yet: a built chunk stays only with
+                // every id at hand.
+                old.chunks[i / CHUNK_SLOTS].take();
+            }
             o.tile = t;
             if !keep {
                 old.refresh(i);
@@ -330,7 +415,7 @@ impl MeshState {
                 .zip(slots)
                 .all(|(o, (_, t))| match (&o.occupied, t) {
                     (None, None) => true,
-                    (Some(a), Some(b)) => a.tile.content_id() == b.content_id(),
+                    (Some(a), Some(b)) => a.tile.same_as_built(b),
                     _ => false,
                 })
     }
@@ -346,10 +431,7 @@ impl MeshState {
                 o.generation == s.generation
                     && match (&o.occupied, &s.occupied) {
                         (None, None) => true,
-                        (Some(a), Some(b)) => {
-                            a.tile.shares_contents(&b.tile)
-                                || a.tile.content_id() == b.tile.content_id()
-                        }
+                        (Some(a), Some(b)) => a.tile.same_as_built(&b.tile),
                         _ => false,
                     }
             });
@@ -377,16 +459,27 @@ impl MeshState {
     /// the tiles around. `slots` must hold every occupied slot in the 3 × 3 around each change, so
     /// the landings of any slot left out are still valid.
     pub fn restitch(&mut self, slots: &[SlotIndex]) {
-        let landings: Vec<Landings> = slots.par_iter().map(|&s| tile_landings(self, s)).collect();
-        for (&s, l) in slots.iter().zip(landings) {
-            if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
-                o.landings = Arc::new(l);
+        let polys = slots
+            .iter()
+            .filter_map(|&s| self.occupant(s))
+            .map(|(_, t)| t.poly_count() as usize)
+            .sum();
+        if self.linked_tiles > 0 {
+            let landings: Vec<Landings> = par::map(slots, polys, par::PAR_MIN_POLYS, |_, &s| {
+                tile_landings(self, s)
+            });
+            for (&s, l) in slots.iter().zip(landings) {
+                if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
+                    o.landings = l;
+                }
             }
         }
-        let links: Vec<TileLinks> = slots.par_iter().map(|&s| stitch_tile(self, s)).collect();
+        let links: Vec<TileLinks> = par::map(slots, polys, par::PAR_MIN_POLYS, |_, &s| {
+            stitch_tile(self, s)
+        });
         for (&s, l) in slots.iter().zip(links) {
             if let Some(o) = self.slots[s.0 as usize].occupied.as_mut() {
-                o.links = Arc::new(l);
+                o.links = l;
             }
         }
     }
@@ -400,6 +493,10 @@ impl MeshState {
         tile: &NavTile,
         replacing: Option<SlotIndex>,
     ) -> Result<(), MeshError> {
+        if tile.link_count() == 0 && self.linked_tiles == 0 {
+            // No tile of the resulting state has a link: every landing work is 0.
+            return Ok(());
+        }
         let pos = tile.pos();
         let kept = |e: &&CellEntry| Some(e.slot) != replacing;
         let mut near: Vec<&NavTile> = vec![tile];
@@ -442,16 +539,114 @@ impl MeshState {
         self.restitch(&v);
     }
 
+    /// Whether a change of the tile at `pos` (added, removed or replaced; `linked` when that tile,
+    /// before or after, has off-mesh links) can change any off-mesh link's links: when the tile
+    /// has links, or a tile of the 3 × 3 around has a link whose end may land in `pos`'s cell
+    /// (K9). Otherwise only portal links between the tile and the tiles of the four
+    /// edge-adjacent cells change (K3, K5).
+    fn off_mesh_involved(&self, pos: TilePos, linked: bool) -> bool {
+        if linked {
+            return true;
+        }
+        if self.linked_tiles == 0 {
+            return false;
+        }
+        neighbourhood(pos.column, pos.row).any(|(c, r)| {
+            self.cell(c, r).iter().any(|e| {
+                self.occupant(e.slot).is_some_and(|(_, t)| {
+                    t.off_mesh_links()
+                        .iter()
+                        .any(|l| end_lands_in(t, &l.end, pos.column, pos.row))
+                })
+            })
+        })
+    }
+
+    /// Brings the links up to date after the tile in `slot` (at `pos`) changed, `linked` as for
+    /// [`MeshState::off_mesh_involved`]: with an off-mesh link involved, every tile of the 3 × 3
+    /// is stitched again; otherwise the tile's own links are stitched (none when `slot` is now
+    /// free) and, in each tile of the four edge-adjacent cells, the portal links to the slot are
+    /// dropped and those to its new tile merged in at their canonical places (K12). Both give
+    /// the links a from-scratch stitch gives (K13).
+    fn relink(&mut self, slot: SlotIndex, pos: TilePos, linked: bool) {
+        if self.off_mesh_involved(pos, linked) {
+            self.restitch_around(pos);
+            return;
+        }
+        let links = stitch_tile(self, slot);
+        let gen = self.slots[slot.0 as usize].generation;
+        let tile = self.slots[slot.0 as usize]
+            .occupied
+            .as_ref()
+            .map(|o| &o.tile);
+        // The neighbours' new portal links to the tile, computed with the neighbour's edge first
+        // (K6: a from-scratch stitch of the neighbour computes them so).
+        let mut new = std::mem::take(&mut self.relinks);
+        new.clear();
+        for side in Side::ALL {
+            let Some((nc, nr)) = across(pos, side) else {
+                continue;
+            };
+            let Some(t) = tile else { break };
+            for e in self.cell(nc, nr) {
+                let Some((_, u)) = self.occupant(e.slot) else {
+                    continue;
+                };
+                let theirs = side.opposite();
+                portal_links(u, t, theirs, |f, g, lo, hi| {
+                    let link = Link {
+                        target: PolyRef::new(gen, slot, g.poly),
+                        kind: LinkKind::Portal {
+                            edge: f.edge,
+                            side: theirs,
+                            lo,
+                            hi,
+                        },
+                    };
+                    new.push((e.slot, portal_key(f.poly, f.edge, slot, g.poly), link));
+                });
+            }
+        }
+        if let Some(o) = self.slots[slot.0 as usize].occupied.as_mut() {
+            o.links = links;
+        }
+        new.sort_unstable_by_key(|&(u, key, _)| (u, key));
+        for side in Side::ALL {
+            let Some((nc, nr)) = across(pos, side) else {
+                continue;
+            };
+            for e in self.cells.get(nc, nr) {
+                let Some(o) = self.slots[e.slot.0 as usize].occupied.as_mut() else {
+                    continue;
+                };
+                let at = new.partition_point(|x| x.0 < e.slot);
+                let n = new[at..].iter().take_while(|x| x.0 == e.slot).count();
+                let mine = &new[at..at + n];
+                if mine.is_empty() && !o.links.targets(slot) {
+                    continue;
+                }
+                o.links.remove_slot(slot);
+                o.links.insert(mine, |&(_, key, link)| {
+                    (PolyIndex((key >> 43) as u32), link)
+                });
+            }
+        }
+        new.clear();
+        self.relinks = new;
+    }
+
     /// Puts `tile` in the free slot `slot` and stitches around it; the caller has checked every
     /// rule (position free, room, landing budgets).
     pub fn occupy(&mut self, slot: SlotIndex, tile: NavTile) {
         let pos = tile.pos();
-        self.free.remove(&slot);
+        let linked = tile.link_count() > 0;
+        self.free.remove(slot);
         self.cells.insert(pos, slot);
         self.tile_bytes += tile.as_built_bytes().len();
+        self.linked_tiles += usize::from(linked);
         self.slots[slot.0 as usize].occupied = Some(Occupied::unstitched(tile));
         self.refresh_tile(slot.0 as usize);
-        self.restitch_around(pos);
+        self.relink(slot, pos, linked);
     }
 
     /// Empties the occupied slot `slot`, advancing its generation, and stitches around it.
@@ -460,12 +655,14 @@ impl MeshState {
         let s = &mut self.slots[slot.0 as usize];
         let occ = s.occupied.take()?;
         s.generation = s.generation.next();
+        let linked = occ.tile.link_count() > 0;
         self.free.insert(slot);
         self.tile_bytes -= occ.tile.as_built_bytes().len();
+        self.linked_tiles -= usize::from(linked);
         self.refresh_tile(slot.0 as usize);
         let pos = occ.tile.pos();
         self.cells.remove(pos, slot);
-        self.restitch_around(pos);
+        self.relink(slot, pos, linked);
         Some(occ.tile)
     }
 
@@ -474,13 +671,24 @@ impl MeshState {
     pub fn swap(&mut self, slot: SlotIndex, tile: NavTile) {
         let pos = tile.pos();
         let added = tile.as_built_bytes().len();
+        let mut linked = tile.link_count() > 0;
+        self.linked_tiles += usize::from(linked);
         let s = &mut self.slots[slot.0 as usize];
         s.generation = s.generation.next();
         if let Some(prev) = s.occupied.replace(Occupied::unstitched(tile)) {
             self.tile_bytes -= prev.tile.as_built_bytes().len();
+            let was = prev.tile.link_count() > 0;
+            self.linked_tiles -= usize::from(was);
+            linked |= was;
         }
         self.tile_bytes += added;
         self.refresh_tile(slot.0 as usize);
-        self.restitch_around(pos);
+        self.relink(slot, pos, linked);
     }
+}
+
+/// The cell across `side` of the cell at `pos`, unless it lies outside the i32 range.
+fn across(pos: TilePos, side: Side) -> Option<(i32, i32)> {
+    let (dc, dr) = side.step();
+    Some((pos.column.checked_add(dc)?, pos.row.checked_add(dr)?))
 }

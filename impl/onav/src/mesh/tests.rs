@@ -275,3 +275,122 @@ fn operations_refuse_states_whose_full_snapshot_would_not_fit() {
     mesh.state.tile_bytes -= room as usize - 3;
     mesh.set_poly_area(a.poly(PolyIndex(0)), 9).unwrap();
 }
+
+/// Content ids are computed only where they are needed (`spec/navmesh-format.md` C2): reading
+/// tiles, adding them, edits, a Full snapshot, a Full restore and a mesh file round trip hash
+/// nothing; a Referenced snapshot hashes each tile once, and the copies share the result.
+#[test]
+fn content_ids_are_computed_only_when_needed() {
+    use crate::{read_mesh, write_mesh, NavMeshSnapshot, NavTile, SnapshotMode, TileLibrary};
+    let w = world();
+    let tiles: Vec<NavTile> = w
+        .tiles()
+        .iter()
+        .map(|t| NavTile::from_bytes(t.as_built_bytes()).unwrap())
+        .collect();
+    let hashed = |m: &TiledNavMesh| m.tiles().filter(|(_, t)| t.content_id_known()).count();
+    assert!(tiles.iter().all(|t| !t.content_id_known()));
+    let mut mesh = TiledNavMesh::new(w.params(32));
+    for t in &tiles {
+        mesh.add_tile(t.clone()).unwrap();
+    }
+    let (r, _) = mesh.tiles().next().unwrap();
+    mesh.set_poly_flags(r.poly(PolyIndex(0)), 0x55).unwrap();
+    let full = mesh.snapshot(SnapshotMode::Full);
+    let fresh = NavMeshSnapshot::restore(&full, &TileLibrary::new()).unwrap();
+    let mut in_place = mesh.clone();
+    in_place.restore(&full, &TileLibrary::new()).unwrap();
+    let read = read_mesh(&write_mesh(&mesh)).unwrap();
+    for m in [&mesh, &fresh, &in_place, &read] {
+        assert_eq!(hashed(m), 0);
+    }
+    let referenced = mesh.snapshot(SnapshotMode::Referenced);
+    assert_eq!(hashed(&mesh), mesh.tile_count());
+    // The mesh's copies share their contents with the caller's tiles, so those know it too.
+    assert!(tiles.iter().all(NavTile::content_id_known));
+    assert_eq!(
+        NavMeshSnapshot::restore(&referenced, &TileLibrary::from_tiles(&tiles))
+            .unwrap()
+            .snapshot(SnapshotMode::Full),
+        full
+    );
+}
+
+/// Incremental stitching computes a neighbour's new portal links with the neighbour's edge first,
+/// as a from-scratch stitch of the neighbour does (K6), not as mirrors of the new tile's: two
+/// unit quads meet on x = 8 where tile A's edge starts at z = −0 and tile B's at z = +0, so A's
+/// link starts at −0 and B's at +0 (`min_first`/`max_first` keep the first argument's zero).
+/// Either order of adds gives those bits, and equals a from-scratch stitch.
+#[test]
+fn incremental_portal_links_keep_each_sides_signed_zero() {
+    use crate::tile::{AgentSizes, Edge, Polygon, RawTile};
+    use crate::{NavTile, Side};
+    let w = WorldSpec::default();
+    let quad = |column: i32, v: [[f64; 3]; 4], edges: [Edge; 4]| -> NavTile {
+        let mut p = Polygon {
+            vertex_count: 4,
+            vertices: [0, 1, 2, 3, 0, 0],
+            ..Polygon::default()
+        };
+        p.edges[..4].copy_from_slice(&edges);
+        let mut t = RawTile {
+            grid: w.grid(),
+            digest: w.digest(),
+            pos: TilePos {
+                column,
+                row: 0,
+                layer: 0,
+            },
+            agent: AgentSizes {
+                height: 2.0,
+                radius: 0.5,
+                climb: 0.5,
+            },
+            vertices: v.to_vec(),
+            polys: vec![p],
+            links: Vec::new(),
+            detail_meshes: Vec::new(),
+            detail_vertices: Vec::new(),
+            detail_tris: Vec::new(),
+            areas: vec![0],
+            flags: vec![1],
+        };
+        t.fan_detail();
+        t.build().unwrap()
+    };
+    let s = w.grid().tile_size;
+    let a = quad(
+        0,
+        [[0.0, 0.0, 0.0], [s, 0.0, -0.0], [s, 0.0, s], [0.0, 0.0, s]],
+        [Edge::Wall, Edge::Portal(Side::PosX), Edge::Wall, Edge::Wall],
+    );
+    let b = quad(
+        1,
+        [
+            [s, 0.0, 0.0],
+            [2.0 * s, 0.0, 0.0],
+            [2.0 * s, 0.0, s],
+            [s, 0.0, s],
+        ],
+        [Edge::Wall, Edge::Wall, Edge::Wall, Edge::Portal(Side::NegX)],
+    );
+    for order in [[&a, &b], [&b, &a]] {
+        let mut mesh = TiledNavMesh::new(w.params(2));
+        for t in order {
+            mesh.add_tile(t.clone()).unwrap();
+        }
+        let lo_of = |t: &NavTile| {
+            let (r, _) = mesh.tile_at(t.pos()).unwrap();
+            match mesh.links(r.poly(PolyIndex(0))).unwrap() {
+                [l] => match l.kind {
+                    LinkKind::Portal { lo, .. } => lo.to_bits(),
+                    k => panic!("{k:?}"),
+                },
+                l => panic!("{l:?}"),
+            }
+        };
+        assert_eq!(lo_of(&a), (-0.0f64).to_bits());
+        assert_eq!(lo_of(&b), 0.0f64.to_bits());
+        assert_eq!(all_links(&mesh), stitch_from_scratch(&mesh));
+    }
+}

@@ -42,7 +42,13 @@ impl Chunk {
     pub(crate) fn update(&mut self, k: usize, generation: Generation, tile: Option<&NavTile>) {
         let mut w = Writer::with_capacity(referenced_len(tile));
         write_referenced(&mut w, generation, tile);
-        let record = w.into_inner();
+        self.set_record(k, &w.into_inner());
+    }
+
+    /// Puts `record` in place of the record of the chunk's slot `k`: it must be the record the
+    /// writer gives for that slot's new state (a rollback copies it from a snapshot, where S22
+    /// makes it canonical).
+    pub(crate) fn set_record(&mut self, k: usize, record: &[u8]) {
         let (a, b) = (self.starts[k] as usize, self.starts[k + 1] as usize);
         let n = record.len();
         if n != b - a {
@@ -57,12 +63,22 @@ impl Chunk {
                 *s = (*s as usize + n - (b - a)) as u32;
             }
         }
-        self.bytes[a..a + n].copy_from_slice(&record);
+        self.bytes[a..a + n].copy_from_slice(record);
     }
 
     /// The records, end to end.
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// Number of slots the chunk holds records of.
+    pub(crate) fn slots(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The record of the chunk's slot `k`.
+    pub(crate) fn record(&self, k: usize) -> &[u8] {
+        &self.bytes[self.starts[k] as usize..self.starts[k + 1] as usize]
     }
 
     /// The edits and switches of the chunk's occupied slot `k`, as they follow its content id:

@@ -9,7 +9,8 @@
 //! Full write is almost all tile bytes, and its target is 1.5 × a memcpy of its output. (Tiles
 //! of 2 KB gain little: there the one memcpy call per tile costs more than the scattering.)
 //! The price is the tile bytes once more per mesh, plus what removals leave behind until
-//! compaction (at most as much again).
+//! compaction (at most as much again), paid only by a mesh that writes Full snapshots: the mesh
+//! builds a pack the first time a Full snapshot needs it and keeps it up to date from then on.
 
 /// Where a slot's bytes lie in [`Pack::bytes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

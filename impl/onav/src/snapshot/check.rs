@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use super::read::{Parsed, TileEntry};
 use crate::error::{FormatError, FormatReason as R, RestoreError};
+use crate::hash::FixedMap;
 use crate::ids::{LinkIndex, PolyIndex, TilePos};
 use crate::library::TileLibrary;
 use crate::limits::TILE_POSITION_AT;
 use crate::mesh::{MeshState, SlotContents};
+use crate::par;
 use crate::params::MeshParams;
 use crate::record::Sizes;
 use crate::stitch::{first_over_budget, weight_per_cell};
@@ -61,12 +61,21 @@ pub(super) fn stages(
     old: Option<&MeshState>,
 ) -> Result<SlotContents, RestoreError> {
     let params = parsed.params;
-    // Stage B, in parallel; the lowest failing slot is reported.
-    let tiles: Vec<Option<Result<NavTile, RestoreError>>> = parsed
+    // Stage B, in parallel when the inline tiles are many bytes; the lowest failing slot is
+    // reported.
+    let inline_bytes = parsed
         .slots
-        .par_iter()
-        .enumerate()
-        .map(|(i, s)| {
+        .iter()
+        .filter_map(|s| match s.tile {
+            Some(TileEntry::Inline { bytes, .. }) => Some(bytes.len()),
+            _ => None,
+        })
+        .sum();
+    let tiles: Vec<Option<Result<NavTile, RestoreError>>> = par::map(
+        &parsed.slots,
+        inline_bytes,
+        par::PAR_MIN_TILE_BYTES,
+        |i, s| {
             s.tile.as_ref().map(|e| {
                 let prev = old
                     .and_then(|o| o.slots.get(i))
@@ -74,8 +83,8 @@ pub(super) fn stages(
                     .map(|o| &o.tile);
                 resolve(i, e, &params, library, prev)
             })
-        })
-        .collect();
+        },
+    );
     let mut slots = Vec::with_capacity(tiles.len());
     for (s, t) in parsed.slots.iter().zip(tiles) {
         slots.push((s.generation, t.transpose()?));
@@ -144,9 +153,9 @@ pub(super) fn stages(
     // content), the positions are the mesh's own, which are unique: nothing to check.
     let same_tiles = old.is_some_and(|o| o.same_tiles(&slots));
     if !same_tiles {
-        #[allow(clippy::disallowed_types)] // Lookup only (S17): never iterated.
-        let mut seen: std::collections::HashMap<TilePos, usize> =
-            std::collections::HashMap::with_capacity(slots.len());
+        // Lookup only (S17): never iterated.
+        let mut seen: FixedMap<TilePos, usize> =
+            FixedMap::with_capacity_and_hasher(slots.len(), Default::default());
         for (i, (s, (_, tile))) in parsed.slots.iter().zip(slots.iter()).enumerate() {
             let (Some(tile), Some(entry)) = (tile, &s.tile) else {
                 continue;
@@ -170,7 +179,10 @@ pub(super) fn stages(
     }
     // Stage E, K17: landing budgets, by slot. A rollback state holds the mesh's own tiles at the
     // mesh's own positions, which met their budgets already.
-    if !same_tiles {
+    let any_links = slots
+        .iter()
+        .any(|(_, t)| t.as_ref().is_some_and(|t| t.link_count() > 0));
+    if !same_tiles && any_links {
         let tiles = || {
             parsed
                 .slots

@@ -5,7 +5,7 @@ use super::{SnapshotMode, SECTION_SLOTS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
 use crate::bytes::Writer;
 use crate::mesh::MeshState;
 use crate::params::MeshParams;
-use crate::record::{snapshot_len, Chunk, CHUNK_SLOTS, KIND_FREE, KIND_INLINE};
+use crate::record::{snapshot_len, write_state, CHUNK_SLOTS, KIND_FREE, KIND_INLINE};
 
 /// Bytes copied at once for a slot's edits and switches in a Full write (a fixed-size move,
 /// then cut back), when that many can be read from the chunk; longer states are copied exactly.
@@ -30,7 +30,7 @@ pub(super) fn snapshot(params: &MeshParams, state: &MeshState, mode: SnapshotMod
     w.length_prefixed(|w| {
         w.u32(state.slots.len() as u32);
         match mode {
-            SnapshotMode::Referenced => referenced(w, &state.chunks),
+            SnapshotMode::Referenced => referenced(w, state),
             SnapshotMode::Full => full(w, state),
         }
     });
@@ -42,22 +42,20 @@ pub(super) fn snapshot(params: &MeshParams, state: &MeshState, mode: SnapshotMod
 /// Referenced output is the mesh's cached chunks of slot records, one copy per 32 slots.
 /// (Copying the records slot by slot, even as fixed-size moves, ran at 1.9–2.1 × a memcpy of the
 /// output: three 16-byte stores per 45-byte record, a third of them split across cache lines.)
-fn referenced(w: &mut Writer, chunks: &[Chunk]) {
-    for c in chunks {
-        w.bytes(c.bytes());
+fn referenced(w: &mut Writer, state: &MeshState) {
+    for c in 0..state.chunks.len() {
+        w.bytes(state.chunk(c).bytes());
     }
 }
 
 /// Full output is mostly tile bytes, copied from the mesh's packs (each run of 32 slots' tile
 /// bytes side by side, see `record/pack.rs` for why). Each slot's edits and switches are copied
-/// from its cached Referenced record, where they follow the content id.
+/// from its cached Referenced record, where they follow the content id, when that chunk is
+/// built; otherwise they are written from the tile (a Full write needs no content id).
 fn full(w: &mut Writer, state: &MeshState) {
-    let runs = state
-        .slots
-        .chunks(CHUNK_SLOTS)
-        .zip(&state.chunks)
-        .zip(&state.packs);
-    for ((group, chunk), pack) in runs {
+    for (c, group) in state.slots.chunks(CHUNK_SLOTS).enumerate() {
+        let pack = state.pack(c);
+        let chunk = state.chunks[c].get();
         for (k, s) in group.iter().enumerate() {
             w.u32(s.generation.get());
             let Some(b) = pack.get(k) else {
@@ -72,6 +70,12 @@ fn full(w: &mut Writer, state: &MeshState) {
                 w.u32(0);
                 continue;
             }
+            let Some(chunk) = chunk else {
+                if let Some(t) = s.tile() {
+                    write_state(w, t);
+                }
+                continue;
+            };
             match chunk.state::<STATE_COPY>(k) {
                 (state, Some(run)) if state.len() <= STATE_COPY => w.bytes_of_run(run, state.len()),
                 (state, _) => w.bytes(state),

@@ -115,6 +115,12 @@ fn end_cells<'a>(tile: &'a NavTile, end: &'a Vec3) -> impl Iterator<Item = (i32,
     })
 }
 
+/// Whether an off-mesh link of `tile` ending at `end` can land in cell (column, row): the cell is
+/// one of K9's for that end.
+pub(crate) fn end_lands_in(tile: &NavTile, end: &Vec3, column: i32, row: i32) -> bool {
+    end_cells(tile, end).any(|c| c == (column, row))
+}
+
 /// The landing weight of a tile (K17): its detail triangle count, the sum over its ground polygons
 /// of the triangles a landing search may walk for a height (K11); at least its ground polygon
 /// count (each ground polygon has a triangle, rule T16; link polygons have none).

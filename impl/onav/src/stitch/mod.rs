@@ -6,18 +6,22 @@
 //! (§6.3, §6.8).
 
 mod landing;
+#[cfg(any(test, feature = "testkit"))]
+pub(crate) mod reference;
 #[cfg(test)]
 mod tests;
 
 #[cfg(test)]
 pub(crate) use landing::landing_work;
-pub(crate) use landing::{first_over_budget, tile_landings, weight_per_cell, Landing, Landings};
+pub(crate) use landing::{
+    end_lands_in, first_over_budget, tile_landings, weight_per_cell, Landing, Landings,
+};
 
 use landing::poly_ref;
 
 use crate::geom::Vec3;
-use crate::ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TilePos, TileRef};
-use crate::tile::{Edge, LinkDirection, NavTile};
+use crate::ids::{Generation, PolyIndex, PolyRef, Side, SlotIndex, TileRef};
+use crate::tile::{Edge, LinkDirection, NavTile, PortalEdge};
 
 /// Which end of an off-mesh link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -69,18 +73,6 @@ pub struct Link {
     pub kind: LinkKind,
 }
 
-impl Link {
-    /// The canonical order key (`spec/navmesh-format.md` §6.5): edge links by edge, then
-    /// off-mesh links; then target slot, target polygon, link end.
-    fn key(&self) -> (u8, u8, u32, u32, u8) {
-        let (class, edge, end) = match self.kind {
-            LinkKind::Internal { edge } | LinkKind::Portal { edge, .. } => (0, edge, 0),
-            LinkKind::ToOffMesh { end } | LinkKind::FromOffMesh { end } => (1, 0, end as u8),
-        };
-        (class, edge, self.target.slot().0, self.target.poly().0, end)
-    }
-}
-
 /// The links of every polygon of one tile.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TileLinks {
@@ -107,6 +99,83 @@ impl TileLinks {
     pub fn is_empty(&self) -> bool {
         self.links.is_empty()
     }
+
+    /// Inserts links at their canonical places (K12): `new` holds what `part` makes (source
+    /// polygon, link) pairs of, sorted by source polygon and then by [`Link::order_key`], none
+    /// equal to a link already held. One backward pass moves each link at most once; nothing is
+    /// allocated beyond growing the link array.
+    pub(crate) fn insert<T>(&mut self, new: &[T], part: impl Fn(&T) -> (PolyIndex, Link)) {
+        let Some(first) = new.first() else {
+            return;
+        };
+        let old_len = self.links.len();
+        self.links.resize(old_len + new.len(), part(first).1);
+        let (mut w, mut ni) = (self.links.len(), new.len());
+        for j in (0..self.offsets.len() - 1).rev() {
+            if ni == 0 {
+                break;
+            }
+            let (a, mut r) = (self.offsets[j] as usize, self.offsets[j + 1] as usize);
+            self.offsets[j + 1] = w as u32;
+            while let Some((p, n)) = ni.checked_sub(1).map(|k| part(&new[k])) {
+                if p.0 as usize != j {
+                    break;
+                }
+                w -= 1;
+                if r > a && self.links[r - 1].order_key() > n.order_key() {
+                    r -= 1;
+                    self.links[w] = self.links[r];
+                } else {
+                    self.links[w] = n;
+                    ni -= 1;
+                }
+            }
+            self.links.copy_within(a..r, w - (r - a));
+            w -= r - a;
+        }
+    }
+
+    /// Removes every link whose target lies in slot `slot`; false (and nothing changed) when
+    /// there is none.
+    pub(crate) fn remove_slot(&mut self, slot: SlotIndex) -> bool {
+        if !self.links.iter().any(|l| l.target.slot() == slot) {
+            return false;
+        }
+        let (mut w, mut start) = (0, 0);
+        for j in 0..self.offsets.len() - 1 {
+            let end = self.offsets[j + 1] as usize;
+            self.offsets[j] = w as u32;
+            for r in start..end {
+                if self.links[r].target.slot() != slot {
+                    self.links[w] = self.links[r];
+                    w += 1;
+                }
+            }
+            start = end;
+        }
+        if let Some(last) = self.offsets.last_mut() {
+            *last = w as u32;
+        }
+        self.links.truncate(w);
+        true
+    }
+
+    /// Whether any link targets slot `slot`.
+    pub(crate) fn targets(&self, slot: SlotIndex) -> bool {
+        self.links.iter().any(|l| l.target.slot() == slot)
+    }
+}
+
+impl Link {
+    /// The canonical order key of a polygon's links (`spec/navmesh-format.md` K12): (class,
+    /// edge, target slot, target polygon, end), class 0 for edge links and 1 for off-mesh ones.
+    pub(crate) fn order_key(&self) -> (u8, u8, u32, u32, u8) {
+        let (class, edge, end) = match self.kind {
+            LinkKind::Internal { edge } | LinkKind::Portal { edge, .. } => (0, edge, 0),
+            LinkKind::ToOffMesh { end } | LinkKind::FromOffMesh { end } => (1, 0, end as u8),
+        };
+        (class, edge, self.target.slot().0, self.target.poly().0, end)
+    }
 }
 
 /// One tile of a cell: its layer and its slot.
@@ -125,6 +194,11 @@ pub(crate) trait SlotView {
     /// The landings of the off-mesh links of the tile in `slot`, computed by [`tile_landings`]
     /// in the first stitching phase.
     fn landings(&self, slot: SlotIndex) -> Option<&[Option<(Landing, Landing)>]>;
+    /// False when no tile of the view has an off-mesh link (then no tile has off-mesh links'
+    /// links to look for).
+    fn any_links(&self) -> bool {
+        true
+    }
 }
 
 /// The cells of the 3 × 3 around (column, row), in (row, column) order, skipping any that
@@ -137,56 +211,182 @@ pub(crate) fn neighbourhood(column: i32, row: i32) -> impl Iterator<Item = (i32,
         })
 }
 
-/// The links of the tile in `slot`.
+/// The links of the tile in `slot` (`spec/navmesh-format.md` §6.2–6.5), emitted polygon by
+/// polygon in canonical order (K12): each ground polygon's edges ascending, per edge its internal
+/// link or its portal links by (target slot, target polygon), then its off-mesh boarding links;
+/// then the off-mesh link polygons' links. Only the portal and off-mesh links need sorting, and
+/// they are gathered into one buffer each and sorted once for the tile.
 pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => stitch_with(view, slot, &mut s),
+        Err(_) => stitch_with(view, slot, &mut Scratch::default()),
+    })
+}
+
+/// The sort buffers of [`stitch_tile`], kept per thread so that stitching a tile allocates only
+/// what it returns.
+#[derive(Default)]
+struct Scratch {
+    portals: Vec<(u64, Link)>,
+    offmesh: Vec<(u128, Link)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+fn stitch_with(view: &dyn SlotView, slot: SlotIndex, scratch: &mut Scratch) -> TileLinks {
     let Some((generation, tile)) = view.occupant(slot) else {
         return TileLinks::default();
     };
     let me = TileRef::new(generation, slot);
     let pos = tile.pos();
+    let ng = tile.ground_poly_count() as usize;
     let np = tile.poly_count() as usize;
-    let ng = tile.ground_poly_count();
-    let mut per_poly: Vec<Vec<Link>> = vec![Vec::new(); np];
 
-    // Internal links.
-    for (i, poly) in tile.ground_polys().iter().enumerate() {
-        for (k, edge) in poly.edge_list().iter().enumerate() {
-            if let Edge::Internal(q) = *edge {
-                per_poly[i].push(Link {
-                    target: me.poly(q),
-                    kind: LinkKind::Internal { edge: k as u8 },
+    // Portal links, keyed by (polygon, edge, target slot, target polygon): unique (K12).
+    let portals = &mut scratch.portals;
+    portals.clear();
+    for side in Side::ALL {
+        let (dc, dr) = side.step();
+        let (Some(nc), Some(nr)) = (pos.column.checked_add(dc), pos.row.checked_add(dr)) else {
+            continue;
+        };
+        for &CellEntry { slot: other, .. } in view.cell(nc, nr) {
+            if let Some((og, ot)) = view.occupant(other) {
+                portal_links(tile, ot, side, |e, f, lo, hi| {
+                    let key = portal_key(e.poly, e.edge, other, f.poly);
+                    let target = PolyRef::new(og, other, f.poly);
+                    let kind = LinkKind::Portal {
+                        edge: e.edge,
+                        side,
+                        lo,
+                        hi,
+                    };
+                    portals.push((key, Link { target, kind }));
                 });
             }
         }
     }
-    // Portal links, side by side, against every tile of the neighbouring cell.
-    for side in Side::ALL {
-        portal_links(view, tile, pos, side, &mut per_poly);
+    portals.sort_unstable_by_key(|&(k, _)| k);
+
+    // Off-mesh links, keyed by (source polygon, target slot, target polygon, end): unique (K12).
+    let offmesh = &mut scratch.offmesh;
+    offmesh.clear();
+    if view.any_links() {
+        off_mesh_links(view, tile, me, offmesh);
+        offmesh.sort_unstable_by_key(|&(k, _)| k);
     }
 
-    // Off-mesh links: this tile's own links, and links of tiles around it whose end lands here.
+    let internal: usize = tile
+        .ground_polys()
+        .iter()
+        .map(|p| {
+            p.edge_list()
+                .iter()
+                .filter(|e| matches!(e, Edge::Internal(_)))
+                .count()
+        })
+        .sum();
+    // Room for one link per portal edge at least: the links an incremental stitch adds later,
+    // as the neighbours arrive, then need no new allocation.
+    let room = portals.len().max(tile.data().portals.len());
+    let mut links = Vec::with_capacity(internal + room + offmesh.len());
+    let mut offsets = Vec::with_capacity(np + 1);
+    let (mut pi, mut oi) = (0, 0);
+    for (i, poly) in tile.ground_polys().iter().enumerate() {
+        offsets.push(links.len() as u32);
+        for (k, edge) in poly.edge_list().iter().enumerate() {
+            match *edge {
+                Edge::Internal(q) => links.push(Link {
+                    target: me.poly(q),
+                    kind: LinkKind::Internal { edge: k as u8 },
+                }),
+                Edge::Portal(_) => {
+                    let at = portal_key(PolyIndex(i as u32), k as u8, SlotIndex(0), PolyIndex(0));
+                    while pi < portals.len()
+                        && portals[pi].0 >> PORTAL_EDGE_SHIFT == at >> PORTAL_EDGE_SHIFT
+                    {
+                        links.push(portals[pi].1);
+                        pi += 1;
+                    }
+                }
+                Edge::Wall => {}
+            }
+        }
+        while oi < offmesh.len() && (offmesh[oi].0 >> OFFMESH_POLY_SHIFT) as usize == i {
+            links.push(offmesh[oi].1);
+            oi += 1;
+        }
+    }
+    for i in ng..np {
+        offsets.push(links.len() as u32);
+        while oi < offmesh.len() && (offmesh[oi].0 >> OFFMESH_POLY_SHIFT) as usize == i {
+            links.push(offmesh[oi].1);
+            oi += 1;
+        }
+    }
+    offsets.push(links.len() as u32);
+    debug_assert_eq!((pi, oi), (portals.len(), offmesh.len()));
+    TileLinks { offsets, links }
+}
+
+/// Bits of a portal key below the (polygon, edge) part.
+const PORTAL_EDGE_SHIFT: u32 = 40;
+/// Bits of an off-mesh key below the source polygon.
+const OFFMESH_POLY_SHIFT: u32 = 64;
+
+/// The order key of a portal link of polygon `poly`, edge `edge` to polygon `target` of slot
+/// `slot`: (polygon, edge, slot, target) in 20 + 3 + 20 + 20 bits, compared as one integer.
+pub(crate) fn portal_key(poly: PolyIndex, edge: u8, slot: SlotIndex, target: PolyIndex) -> u64 {
+    (u64::from(poly.0) << 43)
+        | (u64::from(edge) << PORTAL_EDGE_SHIFT)
+        | (u64::from(slot.0) << 20)
+        | u64::from(target.0)
+}
+
+/// The order key of an off-mesh link of polygon `poly` to `target` at `end`: (polygon, target
+/// slot, target polygon, end).
+fn offmesh_key(poly: usize, target: PolyRef, end: LinkEnd) -> u128 {
+    ((poly as u128) << OFFMESH_POLY_SHIFT)
+        | (u128::from(target.slot().0) << 24)
+        | (u128::from(target.poly().0) << 1)
+        | end as u128
+}
+
+/// The off-mesh links of `tile` (in slot `me`): its own links' (K10, from its landings), and the
+/// ToOffMesh End links of bidirectional links of tiles around it whose end lands on it.
+fn off_mesh_links(view: &dyn SlotView, tile: &NavTile, me: TileRef, out: &mut Vec<(u128, Link)>) {
+    let slot = me.slot();
+    let ng = tile.ground_poly_count() as usize;
     let own = view.landings(slot).unwrap_or(&[]);
     for (li, landing) in own.iter().enumerate() {
         if let Some((s, e)) = *landing {
-            let lp = ng as usize + li;
-            per_poly[lp].push(Link {
-                target: poly_ref(view, s),
-                kind: LinkKind::FromOffMesh {
-                    end: LinkEnd::Start,
+            let lp = ng + li;
+            let start = poly_ref(view, s);
+            let end = poly_ref(view, e);
+            let from = |target, end| Link {
+                target,
+                kind: LinkKind::FromOffMesh { end },
+            };
+            out.push((
+                offmesh_key(lp, start, LinkEnd::Start),
+                from(start, LinkEnd::Start),
+            ));
+            out.push((offmesh_key(lp, end, LinkEnd::End), from(end, LinkEnd::End)));
+            let target = me.poly(PolyIndex(lp as u32));
+            out.push((
+                offmesh_key(s.1 .0 as usize, target, LinkEnd::Start),
+                Link {
+                    target,
+                    kind: LinkKind::ToOffMesh {
+                        end: LinkEnd::Start,
+                    },
                 },
-            });
-            per_poly[lp].push(Link {
-                target: poly_ref(view, e),
-                kind: LinkKind::FromOffMesh { end: LinkEnd::End },
-            });
-            per_poly[s.1 .0 as usize].push(Link {
-                target: me.poly(PolyIndex(lp as u32)),
-                kind: LinkKind::ToOffMesh {
-                    end: LinkEnd::Start,
-                },
-            });
+            ));
         }
     }
+    let pos = tile.pos();
     for (c, r) in neighbourhood(pos.column, pos.row) {
         for &CellEntry { slot: other, .. } in view.cell(c, r) {
             let Some((og, ot)) = view.occupant(other) else {
@@ -202,71 +402,46 @@ pub(crate) fn stitch_tile(view: &dyn SlotView, slot: SlotIndex) -> TileLinks {
                 };
                 if e.0 == slot {
                     let lp = PolyIndex(ot.ground_poly_count() + li as u32);
-                    per_poly[e.1 .0 as usize].push(Link {
-                        target: PolyRef::new(og, other, lp),
-                        kind: LinkKind::ToOffMesh { end: LinkEnd::End },
-                    });
+                    let target = PolyRef::new(og, other, lp);
+                    out.push((
+                        offmesh_key(e.1 .0 as usize, target, LinkEnd::End),
+                        Link {
+                            target,
+                            kind: LinkKind::ToOffMesh { end: LinkEnd::End },
+                        },
+                    ));
                 }
             }
         }
     }
-
-    let mut out = TileLinks {
-        offsets: Vec::with_capacity(np + 1),
-        links: Vec::new(),
-    };
-    out.offsets.push(0);
-    for mut v in per_poly {
-        v.sort_by_key(Link::key);
-        out.links.extend(v);
-        out.offsets.push(out.links.len() as u32);
-    }
-    out
 }
 
-/// The portal links of the tile's portal edges on `side` to the matching portal edges of the
-/// tiles in the neighbouring cell (`spec/navmesh-format.md` §6.2). Both tiles' portal edges on the
-/// shared border are sorted with disjoint interiors (rule T20), so one merge of the two lists
-/// visits each overlapping pair once: linear in the two lists.
-fn portal_links(
-    view: &dyn SlotView,
+/// The portal links of `tile`'s portal edges on `side` to the matching portal edges of `other`
+/// (a tile of the neighbouring cell across `side`), each computed with `tile`'s edge first (K6):
+/// `emit(e, f, lo, hi)` for each overlapping pair of `tile`'s edge e and `other`'s edge f. Both
+/// tiles' portal edges on the shared border are sorted with disjoint interiors (rule T20), so one
+/// merge of the two lists visits each overlapping pair once: linear in the two lists.
+pub(crate) fn portal_links(
     tile: &NavTile,
-    pos: TilePos,
+    other: &NavTile,
     side: Side,
-    out: &mut [Vec<Link>],
+    mut emit: impl FnMut(&PortalEdge, &PortalEdge, f64, f64),
 ) {
-    let mine = &tile.data().portals[usize::from(side.code())];
+    let mine = tile.data().portals(side);
     if mine.is_empty() {
         return;
     }
-    let (dc, dr) = side.step();
-    let (Some(nc), Some(nr)) = (pos.column.checked_add(dc), pos.row.checked_add(dr)) else {
-        return;
-    };
+    let theirs = other.data().portals(side.opposite());
     let u = if side.along_z() { 2 } else { 0 };
-    for &CellEntry { slot: other, .. } in view.cell(nc, nr) {
-        let Some((og, ot)) = view.occupant(other) else {
-            continue;
-        };
-        let theirs = &ot.data().portals[usize::from(side.opposite().code())];
-        let climb = min_first(tile.agent().climb, ot.agent().climb);
-        let mut first = 0;
-        for e in mine {
-            while first < theirs.len() && theirs[first].hi <= e.lo {
-                first += 1;
-            }
-            for f in theirs[first..].iter().take_while(|f| f.lo < e.hi) {
-                if let Some((lo, hi)) = overlap(&e.a, &e.b, &f.a, &f.b, u, climb) {
-                    out[e.poly.0 as usize].push(Link {
-                        target: PolyRef::new(og, other, f.poly),
-                        kind: LinkKind::Portal {
-                            edge: e.edge,
-                            side,
-                            lo,
-                            hi,
-                        },
-                    });
-                }
+    let climb = min_first(tile.agent().climb, other.agent().climb);
+    let mut first = 0;
+    for e in mine {
+        while first < theirs.len() && theirs[first].hi <= e.lo {
+            first += 1;
+        }
+        for f in theirs[first..].iter().take_while(|f| f.lo < e.hi) {
+            if let Some((lo, hi)) = overlap(&e.a, &e.b, &f.a, &f.b, u, climb) {
+                emit(e, f, lo, hi);
             }
         }
     }

@@ -2,12 +2,13 @@
 //! follows the ownership rule R11 (§5.2): immutable arrays shared, current areas, flags and link
 //! switches owned per copy.
 
+mod fast;
 mod raw;
 mod read;
 #[cfg(test)]
 mod tile_tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use raw::RawTile;
 
@@ -127,28 +128,35 @@ pub struct AgentSizes {
     pub climb: f64,
 }
 
-/// The immutable, validated contents of a tile, shared between copies.
+/// The immutable, validated contents of a tile, shared between copies. The as-built areas and
+/// flags are read from the as-built bytes, where they lie as the tile's last two arrays.
 #[derive(Debug)]
 pub(crate) struct TileData {
     pub grid: Grid,
     pub digest: SettingsDigest,
     pub pos: TilePos,
     pub agent: AgentSizes,
-    pub vertices: Vec<Vec3>,
+    /// The vertices, then the extra detail vertices (one allocation for both).
+    pub coords: Vec<Vec3>,
+    /// Number of vertices V: `coords[..V]` are the vertices.
+    pub vertex_count: usize,
     pub polys: Vec<Polygon>,
     pub links: Vec<OffMeshLink>,
     pub detail_meshes: Vec<DetailMesh>,
-    pub detail_vertices: Vec<Vec3>,
     pub detail_tris: Vec<[u8; 3]>,
-    pub areas: Arc<Vec<u8>>,
-    pub flags: Arc<Vec<u16>>,
     /// The as-built bytes.
     pub bytes: Arc<[u8]>,
     /// Offset of the area array within `bytes`.
     pub areas_offset: usize,
-    pub content_id: TileContentId,
-    /// Portal edges per side (derived; see `read::portal_lists`).
-    pub portals: [Vec<PortalEdge>; 4],
+    /// SHA-256 of `bytes`, computed the first time it is asked for (`spec/navmesh-format.md`
+    /// C2): reading a tile, adding it to a mesh, reading a mesh file and restoring a Full
+    /// snapshot never need it.
+    pub content_id: OnceLock<TileContentId>,
+    /// The portal edges (derived), side by side in code order, each side's sorted by
+    /// (lo, hi, polygon, edge): stitching merges them against a neighbour's (§6.2).
+    pub portals: Vec<PortalEdge>,
+    /// Where each side's portal edges end in `portals` (side s: from the end of side s − 1).
+    pub portal_ends: [u32; 4],
 }
 
 /// A portal edge of a tile: its interval [lo, hi] along the side, its polygon and edge, and its
@@ -159,16 +167,109 @@ pub(crate) struct PortalEdge {
     pub hi: f64,
     pub poly: PolyIndex,
     pub edge: u8,
+    pub side: Side,
     pub a: Vec3,
     pub b: Vec3,
+}
+
+impl PartialEq for TileData {
+    /// Equal contents, however they were read (the content id cache is not compared: it is the
+    /// hash of `bytes`).
+    fn eq(&self, o: &Self) -> bool {
+        self.grid.bits_eq(&o.grid)
+            && self.digest == o.digest
+            && self.pos == o.pos
+            && self.agent == o.agent
+            && self.coords == o.coords
+            && self.vertex_count == o.vertex_count
+            && self.polys == o.polys
+            && self.links == o.links
+            && self.detail_meshes == o.detail_meshes
+            && self.detail_tris == o.detail_tris
+            && self.bytes == o.bytes
+            && self.areas_offset == o.areas_offset
+            && self.portals == o.portals
+            && self.portal_ends == o.portal_ends
+    }
+}
+
+impl TileData {
+    /// The content id, computed once per contents (every copy and library shares it).
+    pub fn content_id(&self) -> TileContentId {
+        *self
+            .content_id
+            .get_or_init(|| TileContentId::of_bytes(&self.bytes))
+    }
+
+    /// True when both contents have the same as-built bytes (so the same content id, C1):
+    /// the same shared data, or equal ids when both are known, or else equal bytes.
+    pub fn same_as_built(&self, other: &TileData) -> bool {
+        if std::ptr::eq(self, other) {
+            return true;
+        }
+        if self.bytes.len() != other.bytes.len() {
+            return false;
+        }
+        match (self.content_id.get(), other.content_id.get()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.bytes == other.bytes,
+        }
+    }
+
+    /// The vertices.
+    #[inline]
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.coords[..self.vertex_count]
+    }
+
+    /// The extra detail vertices.
+    #[inline]
+    pub fn detail_vertices(&self) -> &[Vec3] {
+        &self.coords[self.vertex_count..]
+    }
+
+    /// Polygon count P = G + L.
+    #[inline]
+    pub fn poly_count(&self) -> usize {
+        self.polys.len() + self.links.len()
+    }
+
+    /// The as-built areas, one per polygon.
+    #[inline]
+    pub fn areas(&self) -> &[u8] {
+        &self.bytes[self.areas_offset..self.areas_offset + self.poly_count()]
+    }
+
+    /// The as-built flags of polygon `i` (< P).
+    #[inline]
+    pub fn flags(&self, i: usize) -> u16 {
+        let at = self.areas_offset + self.poly_count() + 2 * i;
+        u16::from_le_bytes([self.bytes[at], self.bytes[at + 1]])
+    }
+
+    /// The portal edges on `side`, sorted by (lo, hi, polygon, edge).
+    #[inline]
+    pub fn portals(&self, side: Side) -> &[PortalEdge] {
+        let s = usize::from(side.code());
+        let start = if s == 0 { 0 } else { self.portal_ends[s - 1] };
+        &self.portals[start as usize..self.portal_ends[s] as usize]
+    }
+}
+
+/// The current areas and flags of a copy whose values were ever edited (R12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Current {
+    areas: Vec<u8>,
+    flags: Vec<u16>,
 }
 
 /// A tile: shared immutable contents plus this copy's current areas, flags and link switches.
 #[derive(Debug, Clone)]
 pub struct NavTile {
     data: Arc<TileData>,
-    areas: Arc<Vec<u8>>,
-    flags: Arc<Vec<u16>>,
+    /// The current areas and flags, once any was edited (before that: the as-built ones). Kept
+    /// when the edits are undone, so that a rollback loop allocates nothing.
+    current: Option<Arc<Current>>,
     /// Polygons whose current area or flags differ from the as-built ones, strictly ascending.
     edited: SortedSet<PolyIndex>,
     /// Disabled link indices, strictly ascending.
@@ -176,11 +277,11 @@ pub struct NavTile {
 }
 
 impl PartialEq for NavTile {
-    /// Equal content ids and equal current state.
+    /// Equal as-built contents (equal content ids) and equal current state.
     fn eq(&self, other: &Self) -> bool {
-        self.data.content_id == other.data.content_id
-            && self.areas == other.areas
-            && self.flags == other.flags
+        self.data.same_as_built(&other.data)
+            && self.areas() == other.areas()
+            && self.all_flags().eq(other.all_flags())
             && self.disabled == other.disabled
     }
 }
@@ -193,15 +294,42 @@ impl NavTile {
     }
 
     /// As [`NavTile::from_bytes`], with error offsets shifted by `base` (a tile inside a file).
+    ///
+    /// A valid tile is accepted by a fast validator that checks every rule in bulk; any tile it
+    /// does not accept goes through the field-by-field reader, which reports the first error in
+    /// the order of §3.6. Both accept exactly the same tiles, with the same contents (checked by
+    /// the `tile_fast_vs_general` fuzz target and its test).
     pub fn from_bytes_at(bytes: &[u8], base: u64) -> Result<Self, crate::error::FormatError> {
-        read::parse(bytes, base).map(|d| Self::from_data(Arc::new(d)))
+        let data = match fast::parse(bytes) {
+            Some(d) => d,
+            None => read::parse(bytes, base)?,
+        };
+        Ok(Self::from_data(Arc::new(data)))
+    }
+
+    /// The reader's two paths on the same bytes, each on its own (tests of their agreement): the
+    /// fast validator's tile, and the field-by-field reader's tile or error.
+    #[cfg(any(test, feature = "testkit"))]
+    pub(crate) fn reader_paths(
+        bytes: &[u8],
+    ) -> (Option<Self>, Result<Self, crate::error::FormatError>) {
+        let wrap = |d| Self::from_data(Arc::new(d));
+        (
+            fast::parse(bytes).map(wrap),
+            read::parse(bytes, 0).map(wrap),
+        )
+    }
+
+    /// Equal contents in every field the reader builds, derived ones included (tests).
+    #[cfg(any(test, feature = "testkit"))]
+    pub(crate) fn same_data(&self, other: &NavTile) -> bool {
+        *self.data == *other.data
     }
 
     pub(crate) fn from_data(data: Arc<TileData>) -> Self {
         Self {
-            areas: Arc::clone(&data.areas),
-            flags: Arc::clone(&data.flags),
             data,
+            current: None,
             edited: SortedSet::default(),
             disabled: SortedSet::default(),
         }
@@ -216,9 +344,22 @@ impl NavTile {
         Arc::ptr_eq(&self.data, &other.data)
     }
 
-    /// SHA-256 of the as-built bytes; computed once at parse, O(1) here.
+    /// SHA-256 of the as-built bytes (`spec/navmesh-format.md` C1), computed the first time
+    /// any copy of these contents is asked for it (C2); O(1) after that.
     pub fn content_id(&self) -> TileContentId {
-        self.data.content_id
+        self.data.content_id()
+    }
+
+    /// Whether the content id has been computed already (by any copy of these contents).
+    pub(crate) fn content_id_known(&self) -> bool {
+        self.data.content_id.get().is_some()
+    }
+
+    /// True when both tiles have the same as-built bytes, hence the same content id (C1, C3),
+    /// whatever their current edits and switches. Computes no hash: shared contents or known ids
+    /// answer at once, otherwise the bytes are compared.
+    pub fn same_as_built(&self, other: &NavTile) -> bool {
+        self.data.same_as_built(&other.data)
     }
 
     /// The tile's position.
@@ -250,7 +391,7 @@ impl NavTile {
 
     /// The vertices.
     pub fn vertices(&self) -> &[Vec3] {
-        &self.data.vertices
+        self.data.vertices()
     }
 
     /// The ground polygons (indices 0 .. ground_poly_count).
@@ -265,7 +406,7 @@ impl NavTile {
 
     /// Number of polygons P = G + L.
     pub fn poly_count(&self) -> u32 {
-        (self.data.polys.len() + self.data.links.len()) as u32
+        self.data.poly_count() as u32
     }
 
     /// The off-mesh links; link i is polygon G + i.
@@ -294,7 +435,8 @@ impl NavTile {
     /// The vertex positions of ground polygon `poly`.
     pub fn poly_vertices(&self, poly: PolyIndex) -> Option<impl Iterator<Item = Vec3> + '_> {
         let p = self.data.polys.get(poly.0 as usize)?;
-        Some(p.verts().iter().map(|&v| self.data.vertices[v as usize]))
+        let v = self.data.vertices();
+        Some(p.verts().iter().map(move |&k| v[k as usize]))
     }
 
     /// The detail mesh records, one per ground polygon.
@@ -304,7 +446,7 @@ impl NavTile {
 
     /// The extra detail vertices.
     pub fn detail_vertices(&self) -> &[Vec3] {
-        &self.data.detail_vertices
+        self.data.detail_vertices()
     }
 
     /// The detail triangles: indices below the polygon's vertex count name polygon vertices,
@@ -328,44 +470,57 @@ impl NavTile {
     fn corners_of(&self, p: &Polygon, d: &DetailMesh, t: u32) -> [Vec3; 3] {
         let tri = self.data.detail_tris[t as usize];
         let nv = u32::from(p.vertex_count);
+        let (verts, extra) = (self.data.vertices(), self.data.detail_vertices());
         tri.map(|i| {
             let i = u32::from(i);
             if i < nv {
-                self.data.vertices[p.vertices[i as usize] as usize]
+                verts[p.vertices[i as usize] as usize]
             } else {
-                self.data.detail_vertices[(d.vertex_base + i - nv) as usize]
+                extra[(d.vertex_base + i - nv) as usize]
             }
         })
     }
 
     /// Current area of a polygon.
     pub fn area(&self, poly: PolyIndex) -> Option<u8> {
-        self.areas.get(poly.0 as usize).copied()
+        self.areas().get(poly.0 as usize).copied()
     }
 
     /// Current flags of a polygon.
     pub fn flags(&self, poly: PolyIndex) -> Option<u16> {
-        self.flags.get(poly.0 as usize).copied()
+        let i = poly.0 as usize;
+        match &self.current {
+            Some(c) => c.flags.get(i).copied(),
+            None => (i < self.data.poly_count()).then(|| self.data.flags(i)),
+        }
     }
 
     /// As-built area of a polygon.
     pub fn as_built_area(&self, poly: PolyIndex) -> Option<u8> {
-        self.data.areas.get(poly.0 as usize).copied()
+        self.data.areas().get(poly.0 as usize).copied()
     }
 
     /// As-built flags of a polygon.
     pub fn as_built_flags(&self, poly: PolyIndex) -> Option<u16> {
-        self.data.flags.get(poly.0 as usize).copied()
+        let i = poly.0 as usize;
+        (i < self.data.poly_count()).then(|| self.data.flags(i))
     }
 
     /// Current areas of all polygons.
     pub fn areas(&self) -> &[u8] {
-        &self.areas
+        match &self.current {
+            Some(c) => &c.areas,
+            None => self.data.areas(),
+        }
     }
 
-    /// Current flags of all polygons.
-    pub fn all_flags(&self) -> &[u16] {
-        &self.flags
+    /// Current flags of all polygons, in polygon order.
+    pub fn all_flags(&self) -> impl ExactSizeIterator<Item = u16> + '_ {
+        let current = self.current.as_deref().map(|c| c.flags.as_slice());
+        (0..self.data.poly_count()).map(move |i| match current {
+            Some(f) => f[i],
+            None => self.data.flags(i),
+        })
     }
 
     /// Whether off-mesh link `link` is enabled (all links start enabled).
@@ -387,17 +542,45 @@ impl NavTile {
     /// index and the area range.
     pub(crate) fn set_area_flags(&mut self, poly: PolyIndex, area: u8, flags: u16) {
         let i = poly.0 as usize;
-        if self.areas[i] != area {
-            Arc::make_mut(&mut self.areas)[i] = area;
+        let as_built = area == self.data.areas()[i] && flags == self.data.flags(i);
+        if self.current.is_none() {
+            if as_built {
+                // Never edited and set to the as-built values: nothing changes.
+                return;
+            }
+            let d = &self.data;
+            self.current = Some(Arc::new(Current {
+                areas: d.areas().to_vec(),
+                flags: (0..d.poly_count()).map(|i| d.flags(i)).collect(),
+            }));
         }
-        if self.flags[i] != flags {
-            Arc::make_mut(&mut self.flags)[i] = flags;
+        if let Some(current) = &mut self.current {
+            if current.areas[i] != area || current.flags[i] != flags {
+                let c = Arc::make_mut(current);
+                c.areas[i] = area;
+                c.flags[i] = flags;
+            }
         }
-        if area == self.data.areas[i] && flags == self.data.flags[i] {
+        if as_built {
             self.edited.remove(poly);
         } else {
             self.edited.insert(poly);
         }
+    }
+
+    /// Puts every area and flag back to its as-built value and enables every link, keeping the
+    /// buffers (a rollback loop allocates nothing).
+    pub(crate) fn reset_state(&mut self) {
+        if let (Some(c), false) = (&mut self.current, self.edited.is_empty()) {
+            let c = Arc::make_mut(c);
+            for p in self.edited.iter() {
+                let i = p.0 as usize;
+                c.areas[i] = self.data.areas()[i];
+                c.flags[i] = self.data.flags(i);
+            }
+        }
+        self.edited.0.clear();
+        self.disabled.0.clear();
     }
 
     /// Turns a link on or off. The caller has checked the index.
@@ -417,11 +600,11 @@ impl NavTile {
     /// The tile serialized with its current areas and flags.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = self.data.bytes.to_vec();
-        if !self.edited.is_empty() {
-            let p = self.areas.len();
+        if let (Some(c), false) = (&self.current, self.edited.is_empty()) {
+            let p = c.areas.len();
             let at = self.data.areas_offset;
-            out[at..at + p].copy_from_slice(&self.areas);
-            for (i, f) in self.flags.iter().enumerate() {
+            out[at..at + p].copy_from_slice(&c.areas);
+            for (i, f) in c.flags.iter().enumerate() {
                 out[at + p + 2 * i..at + p + 2 * i + 2].copy_from_slice(&f.to_le_bytes());
             }
         }

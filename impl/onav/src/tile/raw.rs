@@ -105,14 +105,14 @@ impl RawTile {
             digest: d.digest,
             pos: d.pos,
             agent: d.agent,
-            vertices: d.vertices.clone(),
+            vertices: d.vertices().to_vec(),
             polys: d.polys.clone(),
             links: d.links.clone(),
             detail_meshes: d.detail_meshes.clone(),
-            detail_vertices: d.detail_vertices.clone(),
+            detail_vertices: d.detail_vertices().to_vec(),
             detail_tris: d.detail_tris.clone(),
-            areas: d.areas.to_vec(),
-            flags: d.flags.to_vec(),
+            areas: d.areas().to_vec(),
+            flags: (0..d.poly_count()).map(|i| d.flags(i)).collect(),
         }
     }
 

@@ -12,7 +12,7 @@ use super::{
 use crate::bytes::Reader;
 use crate::error::{FormatError, FormatReason as R};
 use crate::geom::{orient, poly_area2_xz, Vec3};
-use crate::ids::{PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
+use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
 use crate::limits::*;
 use crate::params::Grid;
 
@@ -87,8 +87,9 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     r.reserved_u32("reserved")?;
     let cell = grid.cell_bounds(column, row);
 
-    // T8: vertices, finite and inside the cell.
-    let mut vertices = Vec::with_capacity(nv as usize);
+    // T8: vertices, finite and inside the cell. The extra detail vertices follow them in the
+    // same vector.
+    let mut vertices = Vec::with_capacity(nv as usize + ndv as usize);
     for i in 0..nv {
         let at = r.offset();
         let v = vec3(&mut r, &|| format!("vertex[{i}]"))?;
@@ -190,10 +191,11 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
 
     // T16: detail vertices, finite.
     let dverts_at = r.offset();
-    let mut detail_vertices = Vec::with_capacity(ndv as usize);
+    let mut coords = vertices;
     for i in 0..ndv {
-        detail_vertices.push(vec3(&mut r, &|| format!("detail_vertex[{i}]"))?);
+        coords.push(vec3(&mut r, &|| format!("detail_vertex[{i}]"))?);
     }
+    let (vertices, detail_vertices) = coords.split_at(nv as usize);
     // T16: detail triangles, indices in range for their polygon.
     let tris_at = r.offset();
     let mut detail_tris = Vec::with_capacity(ndt as usize);
@@ -228,10 +230,8 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
             R::OutOfRange,
         ));
     }
-    let areas = area_bytes.to_vec();
-    let mut flags = Vec::with_capacity(np as usize);
     for i in 0..np {
-        flags.push(r.u16(|| format!("flags[{i}]"))?);
+        r.u16(|| format!("flags[{i}]"))?;
     }
     // T19: nothing after the flags.
     r.finish("end")?;
@@ -245,75 +245,91 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     };
     check_detail(
         &polys,
-        &vertices,
+        vertices,
         &detail_meshes,
-        &detail_vertices,
+        detail_vertices,
         &detail_tris,
         &detail_at,
     )?;
-    let portals = portal_lists(&polys, &vertices);
+    let (portals, portal_ends) = portal_lists(&polys, vertices);
     check_portals_disjoint(&portals, polys_at)?;
 
-    let bytes: Arc<[u8]> = Arc::from(bytes);
-    let content_id = TileContentId::of_bytes(&bytes);
     Ok(TileData {
         grid,
         digest,
         pos,
         agent,
-        vertices,
+        coords,
+        vertex_count: nv as usize,
         polys,
         links,
         detail_meshes,
-        detail_vertices,
         detail_tris,
-        areas: Arc::new(areas),
-        flags: Arc::new(flags),
-        bytes,
+        bytes: Arc::from(bytes),
         areas_offset,
-        content_id,
+        content_id: std::sync::OnceLock::new(),
         portals,
+        portal_ends,
     })
 }
 
-/// The portal edges of each side (indexed by side code), sorted by (lo, hi, polygon, edge):
-/// derived data that stitching merges against a neighbour's (`spec/navmesh-format.md` §6.2).
-fn portal_lists(polys: &[Polygon], vertices: &[Vec3]) -> [Vec<PortalEdge>; 4] {
-    let mut out: [Vec<PortalEdge>; 4] = Default::default();
+/// The portal edges, side by side in code order, each side's sorted by (lo, hi, polygon, edge),
+/// and where each side's run ends: derived data that stitching merges against a neighbour's
+/// (`spec/navmesh-format.md` §6.2).
+pub(super) fn portal_lists(polys: &[Polygon], vertices: &[Vec3]) -> (Vec<PortalEdge>, [u32; 4]) {
+    let mut out = Vec::new();
     for (i, p) in polys.iter().enumerate() {
         let n = usize::from(p.vertex_count);
         for (k, e) in p.edge_list().iter().enumerate() {
             if let Edge::Portal(side) = *e {
-                let u = if side.along_z() { 2 } else { 0 };
                 let (a, b) = (
                     vertices[p.vertices[k] as usize],
                     vertices[p.vertices[(k + 1) % n] as usize],
                 );
-                let (lo, hi) = if a[u] < b[u] {
-                    (a[u], b[u])
-                } else {
-                    (b[u], a[u])
-                };
-                out[usize::from(side.code())].push(PortalEdge {
-                    lo,
-                    hi,
-                    poly: PolyIndex(i as u32),
-                    edge: k as u8,
-                    a,
-                    b,
-                });
+                out.push(portal_edge(side, PolyIndex(i as u32), k as u8, a, b));
             }
         }
     }
-    for list in &mut out {
-        list.sort_by(|x, y| {
-            x.lo.total_cmp(&y.lo)
-                .then(x.hi.total_cmp(&y.hi))
-                .then(x.poly.cmp(&y.poly))
-                .then(x.edge.cmp(&y.edge))
-        });
+    sort_portals(&mut out);
+    let ends = portal_ends(&out);
+    (out, ends)
+}
+
+/// The portal edge of polygon `poly`'s edge `edge` from `a` to `b` on `side`.
+pub(super) fn portal_edge(side: Side, poly: PolyIndex, edge: u8, a: Vec3, b: Vec3) -> PortalEdge {
+    let u = if side.along_z() { 2 } else { 0 };
+    let (lo, hi) = if a[u] < b[u] {
+        (a[u], b[u])
+    } else {
+        (b[u], a[u])
+    };
+    PortalEdge {
+        lo,
+        hi,
+        poly,
+        edge,
+        side,
+        a,
+        b,
     }
-    out
+}
+
+/// Sorts portal edges by (side, lo, hi, polygon, edge); no two have equal keys (one polygon
+/// edge each).
+pub(super) fn sort_portals(list: &mut [PortalEdge]) {
+    list.sort_unstable_by(|x, y| {
+        x.side
+            .cmp(&y.side)
+            .then(x.lo.total_cmp(&y.lo))
+            .then(x.hi.total_cmp(&y.hi))
+            .then(x.poly.cmp(&y.poly))
+            .then(x.edge.cmp(&y.edge))
+    });
+}
+
+/// Where each side's run ends in a sorted list of portal edges.
+pub(super) fn portal_ends(list: &[PortalEdge]) -> [u32; 4] {
+    Side::ALL.map(|s| list.partition_point(|e| e.side <= s) as u32)
 }
 
 /// Offset of `polygon[i].neighbour[k]`, the polygon records starting at `polys_at`.
@@ -325,21 +341,16 @@ fn neighbour_at(polys_at: u64, i: usize, k: usize) -> u64 {
 /// at most one of its polygons crosses any point of a side). In sorted order each interval must
 /// start at or after the end of the one before; the later of the first overlapping pair is
 /// reported, sides in code order.
-fn check_portals_disjoint(
-    portals: &[Vec<PortalEdge>; 4],
-    polys_at: u64,
-) -> Result<(), FormatError> {
-    for list in portals {
-        for w in list.windows(2) {
-            if w[1].lo < w[0].hi {
-                let (i, k) = (w[1].poly.0 as usize, usize::from(w[1].edge));
-                let at = neighbour_at(polys_at, i, k);
-                return Err(FormatError::new(
-                    at,
-                    format!("polygon[{i}].neighbour[{k}]"),
-                    R::PortalOverlap,
-                ));
-            }
+fn check_portals_disjoint(portals: &[PortalEdge], polys_at: u64) -> Result<(), FormatError> {
+    for w in portals.windows(2) {
+        if w[1].side == w[0].side && w[1].lo < w[0].hi {
+            let (i, k) = (w[1].poly.0 as usize, usize::from(w[1].edge));
+            let at = neighbour_at(polys_at, i, k);
+            return Err(FormatError::new(
+                at,
+                format!("polygon[{i}].neighbour[{k}]"),
+                R::PortalOverlap,
+            ));
         }
     }
     Ok(())

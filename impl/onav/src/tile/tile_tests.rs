@@ -248,7 +248,7 @@ fn fixture_is_valid_and_laid_out_as_computed() {
     assert_eq!(tile.link_of_poly(PolyIndex(5)), None);
     assert_eq!(tile.cell_bounds(), [0.0, 0.0, 8.0, 8.0]);
     assert_eq!(tile.areas(), &[1, 2, 3, 63, 0]);
-    assert_eq!(tile.all_flags(), &[1, 2, 3, 0xffff, 1]);
+    assert_eq!(tile.all_flags().collect::<Vec<_>>(), [1, 2, 3, 0xffff, 1]);
 
     // Spot checks of the hand-computed section offsets.
     assert_eq!(&b[0..4], b"ONTL");
@@ -1233,6 +1233,38 @@ fn t17_area_tolerance_accepts_rounding() {
     assert_eq!(tile.detail_vertices()[0], [4.1, 0.0, 0.3]);
 }
 
+/// The tolerance itself: P1's top triangle takes a second extra vertex δ above the first, so the
+/// triangles sum to 2·area − 4δ = 32 − 4δ against the tolerance 1e-9 · 32 = 3.2e-8 (exact to
+/// well within the margins here). δ = 4e-9 (1.6e-8 off) passes, δ = 1.2e-8 (4.8e-8 off) fails, in
+/// both of the reader's paths; a tolerance twice as large would accept both.
+#[test]
+fn t17_area_tolerance_is_relative_1e9() {
+    let with = |delta: f64| {
+        edited(|t| {
+            t.detail_vertices.push([6.0, 0.5, 2.0 + delta]);
+            t.detail_meshes[1].vertex_count = 2;
+            t.detail_meshes[2].vertex_base = 2;
+            t.detail_meshes[3].vertex_base = 2;
+            t.detail_tris[4] = [2, 3, 5];
+        })
+        .to_bytes()
+    };
+    let ok = with(4e-9);
+    paths_agree(&ok);
+    assert!(NavTile::from_bytes(&ok).is_ok());
+    let bad = with(1.2e-8);
+    paths_agree(&bad);
+    // One more detail vertex: the details start 24 bytes later than the fixture's.
+    assert_eq!(
+        reject(&bad),
+        fe(
+            DETAILS_AT + 16 + 12,
+            "detail[1].triangle_count",
+            R::DetailMismatch
+        )
+    );
+}
+
 #[test]
 fn t17_overflow_to_nan_fails() {
     // A right triangle of size 1e300: its own turns are +inf (the true sign), but the polygon's
@@ -1575,7 +1607,7 @@ fn to_bytes_reflects_current_values() {
     let u = NavTile::from_bytes(&t.to_bytes()).unwrap();
     assert_ne!(u.content_id(), id);
     assert_eq!(u.areas(), t.areas());
-    assert_eq!(u.all_flags(), t.all_flags());
+    assert!(u.all_flags().eq(t.all_flags()));
     assert_eq!(u.edited_polys().len(), 0);
 
     // Setting the as-built values back empties the edited set and restores the bytes.
@@ -1640,4 +1672,103 @@ fn t20_overlapping_portals_on_one_side() {
         })
         .build()
         .is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reader's two paths (`fast.rs`, `read.rs`) against each other.
+
+/// The fast validator and the field-by-field reader agree on `b`: both accept it with equal
+/// contents, or both reject it (the error is the reader's alone).
+fn paths_agree(b: &[u8]) {
+    match NavTile::reader_paths(b) {
+        (Some(f), Ok(g)) => assert!(f.same_data(&g), "contents differ"),
+        (None, Err(_)) => {}
+        (Some(_), Err(e)) => panic!("fast path accepts what the reader rejects: {e}"),
+        (None, Ok(_)) => panic!("fast path rejects a valid tile"),
+    }
+}
+
+/// Valid tiles of every shape the fixtures make: the hand-laid fixture (links, detail vertices),
+/// a layered generated world with links and varying density, and a hexagon tile.
+fn differential_tiles() -> Vec<Vec<u8>> {
+    let mut out = vec![fixture_bytes()];
+    let w = crate::generator::worlds::layered();
+    out.extend(
+        w.tiles()
+            .iter()
+            .step_by(4)
+            .map(|t| t.as_built_bytes().to_vec()),
+    );
+    out
+}
+
+/// Every truncation, every byte set to 0, 1, 0x80 and 0xff and flipped in its lowest bit, of
+/// every differential tile: the two paths accept and reject exactly alike.
+#[test]
+fn fast_and_general_readers_agree_on_every_byte_change() {
+    for t in differential_tiles() {
+        paths_agree(&t);
+        assert!(
+            NavTile::reader_paths(&t).0.is_some(),
+            "a fixture tile is valid"
+        );
+        for n in 0..t.len() {
+            paths_agree(&t[..n]);
+        }
+        let mut b = t.clone();
+        for i in 0..b.len() {
+            let keep = b[i];
+            for v in [0, 1, 0x80, 0xff, keep ^ 1] {
+                b[i] = v;
+                paths_agree(&b);
+            }
+            b[i] = keep;
+        }
+        b.push(0);
+        paths_agree(&b);
+    }
+}
+
+/// Coordinates moved onto the boundaries the rules compare against: every f64 of the vertex,
+/// link and detail vertex arrays of the differential tiles stepped by 1 and 2 ulps either way,
+/// negated, and set to each of its cell's four bounds (T8, T12, T13, T15, T17 decide on exactly
+/// these values).
+#[test]
+fn fast_and_general_readers_agree_on_boundary_coordinates() {
+    for t in differential_tiles() {
+        let tile = NavTile::from_bytes(&t).unwrap();
+        let bounds = tile.cell_bounds();
+        let (nv, ng, nl, ndv) = (
+            tile.vertices().len(),
+            tile.ground_poly_count() as usize,
+            tile.link_count() as usize,
+            tile.detail_vertices().len(),
+        );
+        let verts = 132..132 + 24 * nv;
+        let links_at = 132 + 24 * nv + 52 * ng;
+        let dverts_at = links_at + 64 * nl + 16 * ng;
+        let mut fields: Vec<usize> = verts.step_by(8).collect();
+        for l in 0..nl {
+            fields.extend((0..7).map(|k| links_at + 64 * l + 8 * k));
+        }
+        fields.extend((dverts_at..dverts_at + 24 * ndv).step_by(8));
+        let mut b = t.clone();
+        for at in fields {
+            let keep = get_f64(&b, at as u64);
+            let step = |x: f64, up: bool| {
+                let bits = x.to_bits() as i64;
+                let d = if (x >= 0.0) == up { 1 } else { -1 };
+                f64::from_bits((bits + d) as u64)
+            };
+            let mut values = vec![-keep, step(keep, true), step(keep, false)];
+            values.push(step(values[1], true));
+            values.push(step(values[2], false));
+            values.extend(bounds);
+            for v in values {
+                put_f64(&mut b, at as u64, v);
+                paths_agree(&b);
+            }
+            put_f64(&mut b, at as u64, keep);
+        }
+    }
 }

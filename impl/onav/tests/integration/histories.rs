@@ -45,7 +45,12 @@ fn fuzz_pool() -> (WorldSpec, Vec<NavTile>) {
 /// other changes a slot's contents (the histories rely on it).
 #[test]
 fn the_pools_halves_differ_at_every_position() {
-    for (w, pool) in [layered(), fuzz_pool()] {
+    for (w, pool) in [
+        layered(),
+        fuzz_pool(),
+        layered_unlinked(false),
+        layered_unlinked(true),
+    ] {
         let (a, b) = pool.split_at(pool.len() / 2);
         assert_eq!(a.len(), w.positions().len());
         for (x, y) in a.iter().zip(b) {
@@ -65,16 +70,42 @@ fn check_history(lib: &TileLibrary, mesh: &TiledNavMesh) {
     assert_eq!(all_links(mesh), all_links(&other));
 }
 
+/// The layered world's tiles without off-mesh links, then the same with links (`linked`) or
+/// without, from another seed: histories that never, or only sometimes, have a link near a change.
+fn layered_unlinked(linked: bool) -> (WorldSpec, Vec<NavTile>) {
+    let w = WorldSpec {
+        links_per_tile: 0,
+        ..onav::generator::worlds::layered()
+    };
+    let other = WorldSpec {
+        seed: 7,
+        links_per_tile: if linked { 2 } else { 0 },
+        ..w.clone()
+    };
+    let pool = [w.tiles(), other.tiles()].concat();
+    (w, pool)
+}
+
 fn run_history(ops: &[Op]) {
-    let (w, pool) = layered();
+    run_history_on(layered(), ops);
+}
+
+fn run_history_on((w, pool): (WorldSpec, Vec<NavTile>), ops: &[Op]) {
     let lib = TileLibrary::from_tiles(&pool);
     let cx = Context {
         pool: &pool,
         library: &lib,
     };
     let mut mesh = TiledNavMesh::new(w.params(20));
-    for op in ops {
+    for (k, op) in ops.iter().enumerate() {
         cx.apply(&mut mesh, op);
+        // K13 holds after every operation, not only at the end of a history: a wrong merge
+        // that a later operation happens to overwrite must still fail here.
+        assert_eq!(
+            all_links(&mesh),
+            stitch_from_scratch(&mesh),
+            "after op {k}: {op:?}"
+        );
     }
     check_history(&lib, &mesh);
 }
@@ -99,6 +130,17 @@ proptest! {
     #[test]
     fn stitching_is_history_independent(ops in proptest::collection::vec(strategy::tiles(36), 1..40)) {
         run_history(&ops);
+    }
+
+    /// The same without any off-mesh link (every change takes the mesh's incremental path, which
+    /// touches only the portal links of the four edge-adjacent cells), and with links on half
+    /// of the pool (changes switch between that path and stitching the 3 × 3 again).
+    #[test]
+    fn stitching_is_history_independent_with_and_without_links(
+        linked in any::<bool>(),
+        ops in proptest::collection::vec(strategy::tiles(36), 1..40),
+    ) {
+        run_history_on(layered_unlinked(linked), &ops);
     }
 }
 

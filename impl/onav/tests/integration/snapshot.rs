@@ -341,7 +341,7 @@ fn write_mesh_keeps_current_values_as_built_and_drops_switches() {
     assert_eq!(back.tile_count(), m.tile_count());
     for ((_, a), (rb, b)) in m.tiles().zip(back.tiles()) {
         assert_eq!(a.areas(), b.areas());
-        assert_eq!(a.all_flags(), b.all_flags());
+        assert!(a.all_flags().eq(b.all_flags()));
         assert_eq!(b.edited_polys().len(), 0, "current values became as-built");
         assert_eq!(
             b.disabled_links().len(),
@@ -670,4 +670,128 @@ fn restore_errors_nest_in_an_outer_input() {
         (e.class(), e.field(), e.offset()),
         ("fingerprint", "mesh.params.settings_digest", Some(51))
     );
+}
+
+/// Edits and switches only, no tile changes: flags on every third polygon of every other tile,
+/// and the first two links of every tile with links switched by `seed`'s parity.
+fn edit_only(m: &mut TiledNavMesh, seed: u16) {
+    let refs: Vec<_> = m
+        .tiles()
+        .map(|(r, t)| (r, t.poly_count(), t.link_count()))
+        .collect();
+    for (k, &(r, np, nl)) in refs.iter().enumerate() {
+        if (k + usize::from(seed)).is_multiple_of(2) {
+            for p in (0..np).filter(|p| (*p as usize + k).is_multiple_of(3)) {
+                m.set_poly_flags(r.poly(PolyIndex(p)), seed ^ (p as u16) ^ 0x4000)
+                    .unwrap();
+            }
+        }
+        for l in 0..nl.min(2) {
+            m.set_off_mesh_link_enabled(r, LinkIndex(l), seed.is_multiple_of(2))
+                .unwrap();
+        }
+    }
+}
+
+/// Checks an in-place restore's two paths on `bytes` (`onav::testing::restore_paths`): when the
+/// rollback fast path applies, the full restore succeeds with the same state, and
+/// `TiledNavMesh::restore` gives what the full restore gives, result and state. True when the
+/// fast path applied.
+fn same_restore_paths(dst: &TiledNavMesh, bytes: &[u8], lib: &TileLibrary) -> bool {
+    let (fast, general) = onav::testing::restore_paths(dst, bytes, lib);
+    let mut m = dst.clone();
+    let combined = m.restore(bytes, lib);
+    assert_eq!(combined, general.as_ref().map(drop).map_err(Clone::clone));
+    let expect = general.as_ref().map_or_else(|_| observe(dst), observe);
+    assert_eq!(observe(&m), expect);
+    let Some(f) = fast else {
+        return false;
+    };
+    let g = general.expect("the fast path applied, so the full restore must succeed");
+    assert_eq!(observe(&f), observe(&g));
+    for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+        assert_eq!(f.snapshot(mode), g.snapshot(mode), "{mode:?}");
+    }
+    assert_eq!(f.snapshot(SnapshotMode::Referenced), bytes);
+    check_writers(&f);
+    true
+}
+
+/// The in-place restore's rollback fast path (S21) accepts exactly the rollbacks the full restore
+/// accepts and builds the same state, and declines everything else (truncations, byte changes,
+/// a library without the tiles), so every error comes from the full restore.
+#[test]
+fn rollback_fast_path_equals_the_full_restore() {
+    let (base, lib) = busy_mesh();
+    let mut states = vec![base.clone()];
+    for seed in [1, 2, 0x8001] {
+        let mut m = base.clone();
+        edit_only(&mut m, seed);
+        states.push(m);
+    }
+    // Edits undone: the busy mesh's edited polygons back to their as-built values.
+    let mut undone = base.clone();
+    let (r, t) = undone
+        .tiles()
+        .find(|(_, t)| t.edited_polys().len() > 0)
+        .unwrap();
+    let edited: Vec<_> = t
+        .edited_polys()
+        .map(|p| (p, t.as_built_area(p).unwrap(), t.as_built_flags(p).unwrap()))
+        .collect();
+    for (p, a, f) in edited {
+        undone.set_poly_area(r.poly(p), a).unwrap();
+        undone.set_poly_flags(r.poly(p), f).unwrap();
+    }
+    states.push(undone);
+    for s in &states {
+        // A rollback loop's mesh has written its Referenced snapshot before.
+        let _ = s.snapshot(SnapshotMode::Referenced);
+    }
+    let mut accepted_changes = 0;
+    for src in &states {
+        let snap = src.snapshot(SnapshotMode::Referenced);
+        for dst in &states {
+            assert!(same_restore_paths(dst, &snap, &lib), "a pure rollback");
+            // Another library with the tiles, then one without: the membership rule (S10) is
+            // checked, not remembered across libraries.
+            let mut m = dst.clone();
+            m.restore(&snap, &lib).unwrap();
+            assert!(same_restore_paths(&m, &snap, &lib.clone()));
+            assert!(!same_restore_paths(&m, &snap, &TileLibrary::new()));
+            assert!(m.restore(&snap, &TileLibrary::new()).is_err());
+        }
+        let dst = &states[1];
+        for cut in 0..snap.len() {
+            assert!(!same_restore_paths(dst, &snap[..cut], &lib));
+        }
+        for i in 0..snap.len() {
+            for x in [1, 0x40, 0x80, 0xff] {
+                let mut bad = snap.clone();
+                bad[i] ^= x;
+                accepted_changes += usize::from(same_restore_paths(dst, &bad, &lib));
+            }
+        }
+    }
+    // Some byte changes are other valid edits (a flags byte): the fast path takes those.
+    assert!(accepted_changes > 0);
+}
+
+/// The fast path remembers which library holds the mesh's tiles only until a tile changes: a
+/// tile the library lacks, put in by `replace_tile`, makes the next rollback to a state holding
+/// it fail as the full restore fails (S10).
+#[test]
+fn rollback_membership_is_checked_again_after_a_tile_change() {
+    let (mut m, lib) = busy_mesh();
+    let snap = m.snapshot(SnapshotMode::Referenced);
+    edit_only(&mut m, 1);
+    m.restore(&snap, &lib).unwrap();
+    let pos = m.tiles().next().unwrap().1.pos();
+    m.replace_tile(other_world().tile(pos)).unwrap();
+    let with_other = m.snapshot(SnapshotMode::Referenced);
+    edit_only(&mut m, 2);
+    let _ = m.snapshot(SnapshotMode::Referenced);
+    assert!(!same_restore_paths(&m, &with_other, &lib));
+    let err = m.restore(&with_other, &lib).unwrap_err();
+    assert!(err.to_string().contains("content_id"), "{err}");
 }

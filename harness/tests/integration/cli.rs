@@ -1,0 +1,259 @@
+//! Every command of the `onav` binary answers bad arguments — missing files, bad numbers, bad
+//! globs, folders for files, unreadable and empty files — with a message and exit status 2, and
+//! never panics (`spec/conformance.md` §4.5). Each case runs the built binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A scratch folder with an empty file, a file that is not UTF-8, a file that is not JSON and an
+/// empty folder; removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("onav-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(p.join("empty-folder")).unwrap();
+        std::fs::write(p.join("empty"), b"").unwrap();
+        std::fs::write(p.join("binary"), [0xff, 0xfe, 0x00, 0x80, 0x81]).unwrap();
+        std::fs::write(p.join("text"), b"hello, not json\n").unwrap();
+        std::fs::write(p.join("schema2.json"), br#"{"schema":2,"jobs":[]}"#).unwrap();
+        std::fs::write(p.join("nojobs.json"), br#"{"schema":1,"jobs":[]}"#).unwrap();
+        let one = format!(
+            r#"{{"schema":1,"impl":"x","environment":{{"arch":"x86_64","endianness":"little","os":"linux","pointer_width":64,"threads":[1]}},"jobs":[{{"threads":1,"cases":{{"tile/y_a/t":{{"length":1,"sha256":"{}"}}}}}}]}}"#,
+            "0".repeat(64)
+        );
+        std::fs::write(p.join("one-job.json"), one).unwrap();
+        Scratch(p)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn onav(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_onav"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("CI")
+        .output()
+        .expect("onav runs")
+}
+
+/// Runs `args` and checks exit status 2, a message and no panic; returns standard error.
+fn usage_error(args: &[&str]) -> String {
+    let out = onav(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "onav {}: exit {:?}\nstdout: {}\nstderr: {err}",
+        args.join(" "),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "onav {}: {err}",
+        args.join(" ")
+    );
+    assert!(
+        !err.trim().is_empty(),
+        "onav {}: no message on standard error",
+        args.join(" ")
+    );
+    err
+}
+
+#[test]
+fn every_command_answers_bad_arguments_with_exit_2() {
+    let s = Scratch::new("args");
+    let (empty, binary, text, folder) = (
+        s.path("empty"),
+        s.path("binary"),
+        s.path("text"),
+        s.path("empty-folder"),
+    );
+    let (schema2, nojobs) = (s.path("schema2.json"), s.path("nojobs.json"));
+    let one_job = s.path("one-job.json");
+    let not_a_trace = s.path("");
+    // A root with scenarios/ but no spec/.
+    let no_spec = s.path("no-spec");
+    std::fs::create_dir_all(s.0.join("no-spec/scenarios")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_onav");
+    let testee = format!("'{exe}' testee");
+    let cases: Vec<Vec<&str>> = vec![
+        // The binary itself.
+        vec![],
+        vec!["no-such-command"],
+        vec!["--root", "/nonexistent/onav-root", "run"],
+        vec!["--root", &folder, "run"],
+        // run: numbers.
+        vec!["run", "--threads", "0"],
+        vec!["run", "--threads", "1025"],
+        vec!["run", "--threads", "100000"],
+        vec!["run", "--threads", "abc"],
+        vec!["run", "--threads", "1,,2"],
+        vec!["run", "--threads", ""],
+        vec!["run", "--threads", "-1"],
+        vec!["run", "--format", "xml"],
+        vec!["run", "--timeout", "5"],
+        vec!["run", "--testee", &testee, "--timeout", "0"],
+        vec!["run", "--testee", &testee, "--timeout", "-1"],
+        vec!["run", "--testee", &testee, "--timeout", "nan"],
+        vec!["run", "--testee", &testee, "--timeout", "abc"],
+        vec!["run", "--testee", &testee, "--run-timeout", "1e300"],
+        vec!["run", "--testee", &testee, "--give-up-after", "-2"],
+        vec!["run", "--testee", &testee, "--threads", "2"],
+        vec!["run", "--compare-reference"],
+        // run: selections.
+        vec!["run", "--filter", "nomatch*"],
+        vec!["run", "--filter", "TILE/*"],
+        vec!["run", "--filter", "tile/y_hex-tile.yaml"],
+        vec!["run", "--filter", ""],
+        vec!["run", "nosuch.yaml"],
+        vec!["run", &folder],
+        vec!["run", "scenarios/reference-failures.tsv"],
+        vec!["run", &empty],
+        // run: files.
+        vec!["run", "--failure-list", "nosuch.tsv"],
+        vec!["run", "--failure-list", &folder],
+        vec!["run", "--failure-list", &binary],
+        vec!["run", "--failure-list", &text],
+        vec!["run", "--write-failure-list", &folder],
+        vec!["run", "--write-failure-list", "/nonexistent/dir/list.tsv"],
+        vec!["run", "--update-failure-list", &binary],
+        vec![
+            "run",
+            "--failure-list",
+            &empty,
+            "--update-failure-list",
+            &empty,
+        ],
+        vec!["run", "--trace", &empty],
+        vec!["run", "--trace", &not_a_trace],
+        vec!["run", "--trace-all"],
+        // run: testees.
+        vec!["run", "--testee", ""],
+        vec!["run", "--testee", "/nonexistent/port-testee"],
+        vec!["run", "--testee", &folder],
+        vec!["run", "--testee", "true"],
+        vec!["run", "--testee", "echo hello world"],
+        vec!["run", "--testee", "'unterminated"],
+        // bless.
+        vec!["bless", "--case", "nosuch/*"],
+        vec!["bless", "--case", "tile/n_*"],
+        vec!["bless", "--case"],
+        vec!["--root", &folder, "bless"],
+        // matrix.
+        vec!["matrix", "--threads", "0"],
+        vec!["matrix", "--threads", "2000"],
+        vec!["matrix", "--threads", "x"],
+        vec!["--root", &folder, "matrix"],
+        // matrix-compare.
+        vec!["matrix-compare"],
+        vec!["matrix-compare", "nosuch.json"],
+        vec!["matrix-compare", &folder],
+        vec!["matrix-compare", &empty],
+        vec!["matrix-compare", &binary],
+        vec!["matrix-compare", &text],
+        vec!["matrix-compare", &schema2],
+        vec!["matrix-compare", &nojobs],
+        vec!["matrix-compare", "--golden", "nosuch.tsv", &one_job],
+        // compile.
+        vec!["compile"],
+        vec!["compile", "--out", "README.md"],
+        vec!["--root", &folder, "compile", "--out", &folder],
+        // spec-index.
+        vec!["spec-index", "--bogus"],
+        vec!["--root", &folder, "spec-index"],
+        vec!["--root", &no_spec, "spec-index"],
+        // inspect.
+        vec!["inspect"],
+        vec!["inspect", "nosuch.bin"],
+        vec!["inspect", &folder],
+        vec!["inspect", &empty],
+        vec!["inspect", &binary],
+        vec!["inspect", &text],
+        vec!["inspect", "--json", &empty],
+        vec!["inspect", "golden/manifest.tsv", "--library", "nosuch.bin"],
+        vec!["inspect", "golden/manifest.tsv", "--library", &text],
+        vec![
+            "inspect",
+            "golden/bytes/navmesh/y_snapshot-bytes/referenced.bin",
+        ],
+        // diff.
+        vec!["diff"],
+        vec!["diff", "README.md"],
+        vec!["diff", "nosuch.a", "README.md"],
+        vec!["diff", "README.md", "nosuch.b"],
+        vec!["diff", &folder, "README.md"],
+        // testee.
+        vec!["testee", "--mutant", "bogus"],
+        vec!["testee", "--mutant", "crash-on-op:0"],
+        vec!["testee", "extra-argument"],
+    ];
+    let mut messages = Vec::new();
+    for args in &cases {
+        messages.push(format!(
+            "onav {}: {}",
+            args.join(" "),
+            usage_error(args).lines().next().unwrap_or("")
+        ));
+    }
+    // The messages say what was wrong, not only that something was.
+    let all = messages.join("\n");
+    for want in [
+        "0 is not a thread count of 1 to 1024",
+        "no case to run: --filter \"TILE/*\"; case ids are lower case",
+        "nosuch.yaml: no such scenario file or folder",
+        "not a scenario (a .yaml file below scenarios/, or a folder)",
+        "has no scenarios/ folder",
+        "nothing to bless: no case matches --case \"nosuch/*\"",
+        "no verdict: not a tile, mesh file or snapshot",
+        "cannot start testee",
+        "schema 2 is not the matrix schema",
+        "nosuch.tsv: No such file",
+    ] {
+        assert!(all.contains(want), "no message {want:?} in:\n{all}");
+    }
+}
+
+#[test]
+fn inspect_exit_status_is_its_verdict() {
+    let s = Scratch::new("inspect");
+    let full =
+        std::fs::read(root().join("golden/bytes/navmesh/y_snapshot-bytes/full.bin")).unwrap();
+    let cut = s.path("cut.onps");
+    std::fs::write(&cut, &full[..300]).unwrap();
+    let status = |args: &[&str]| onav(args).status.code();
+    let g = "golden/bytes/navmesh/y_snapshot-bytes/full.bin";
+    assert_eq!(status(&["inspect", g]), Some(0));
+    assert_eq!(status(&["inspect", "--json", g]), Some(0));
+    assert_eq!(status(&["inspect", &cut]), Some(1));
+    assert_eq!(status(&["inspect", "--json", &cut]), Some(1));
+    let r = "golden/bytes/navmesh/y_snapshot-bytes/referenced.bin";
+    assert_eq!(status(&["inspect", r, "--library", g]), Some(0));
+    assert_eq!(status(&["inspect", r]), Some(2));
+    // The JSON form is one object whose verdict is the text form's.
+    let out = onav(&["inspect", "--json", &cut]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["result"]["verdict"], "rejected");
+    assert_eq!(j["result"]["class"], "format");
+    let text = String::from_utf8(onav(&["inspect", &cut]).stdout).unwrap();
+    assert!(text.ends_with(&format!(
+        "result: {}\n",
+        j["result"]["text"].as_str().unwrap()
+    )));
+}
