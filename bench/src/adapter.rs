@@ -643,3 +643,94 @@ pub mod builder {
         }
     }
 }
+
+/// onav's tile cache (crate `onav-tilecache`, issue 15) at DetourTileCache's cheap settings:
+/// build3d's demo settings with no detail sampling, at a given tile size.
+pub mod cache {
+    use onav::{SnapshotMode, TileLibrary, TiledNavMesh};
+    use onav_build3d::{Geometry, Settings, SettingsSpec};
+    use onav_tilecache::{Obstacle, ObstacleId, TileCache};
+
+    /// A cache and its mesh.
+    pub type Cache = TileCache;
+
+    /// A cache of the triangles (f32 vertices widened exactly, areas 63) at `tile_size` cells.
+    pub fn new(verts: &[f32], tris: &[i32], tile_size: u32) -> Result<Cache, String> {
+        let v: Vec<f64> = verts.iter().map(|&x| f64::from(x)).collect();
+        let i: Vec<u32> = tris.iter().map(|&x| x as u32).collect();
+        let areas = vec![63u8; i.len() / 3];
+        let g = Geometry::from_arrays(&v, &i, &areas).map_err(|e| e.to_string())?;
+        let s = Settings::new(SettingsSpec {
+            tile_size,
+            detail_sample_dist: 0.0,
+            ..SettingsSpec::default()
+        })
+        .map_err(|e| e.to_string())?;
+        TileCache::new(&g, &s).map_err(|e| e.to_string())
+    }
+
+    /// Adds a cylinder standing at `base` (r, h); whether it queued a cell.
+    #[inline]
+    pub fn add_cylinder(
+        c: &mut Cache,
+        base: [f32; 3],
+        r: f64,
+        h: f64,
+    ) -> Result<(ObstacleId, bool), String> {
+        let p = base.map(f64::from);
+        let o = Obstacle::cylinder(p, r, h).map_err(|e| e.to_string())?;
+        let id = c.add_obstacle(o).map_err(|e| e.to_string())?;
+        Ok((id, !c.is_up_to_date()))
+    }
+
+    /// Removes an obstacle.
+    #[inline]
+    pub fn remove(c: &mut Cache, id: ObstacleId) -> Result<(), String> {
+        c.remove_obstacle(id).map(drop).map_err(|e| e.to_string())
+    }
+
+    /// One `update` that drains the queue; the cells rebuilt.
+    #[inline]
+    pub fn settle(c: &mut Cache) -> Result<usize, String> {
+        c.update_all().map(|r| r.cells).map_err(|e| e.to_string())
+    }
+
+    /// Tiles and polygons of the cache's mesh.
+    pub fn counts(c: &Cache) -> (usize, usize) {
+        let polys = c.mesh().tiles().map(|(_, t)| t.ground_poly_count() as usize).sum();
+        (c.mesh().tile_count(), polys)
+    }
+
+    /// Bytes of the cached intermediates.
+    pub fn cached_bytes(c: &Cache) -> usize {
+        c.intermediate_bytes()
+    }
+
+    /// The cache's Referenced `ONTK` snapshot.
+    #[inline]
+    pub fn snapshot(c: &Cache) -> Vec<u8> {
+        c.snapshot(SnapshotMode::Referenced)
+    }
+
+    /// Restores an `ONTK` snapshot in place.
+    #[inline]
+    pub fn restore(c: &mut Cache, bytes: &[u8]) -> Result<(), String> {
+        c.restore(bytes).map_err(|e| e.to_string())
+    }
+
+    /// The mesh's Referenced snapshot (what the cache's `ONTK` snapshot embeds, byte for byte).
+    pub fn mesh_snapshot(c: &Cache) -> Vec<u8> {
+        c.mesh().snapshot(SnapshotMode::Referenced)
+    }
+
+    /// A copy of the cache's mesh and library, for restoring the mesh part alone.
+    pub fn mesh_twin(c: &Cache) -> (TiledNavMesh, TileLibrary) {
+        (c.mesh().clone(), c.library().clone())
+    }
+
+    /// `TiledNavMesh::restore` in place.
+    #[inline]
+    pub fn mesh_restore(m: &mut TiledNavMesh, bytes: &[u8], lib: &TileLibrary) -> Result<(), String> {
+        m.restore(bytes, lib).map_err(|e| e.to_string())
+    }
+}

@@ -617,9 +617,83 @@ pub fn print_all(all: &[Results], world: &compare::world::WorldReport) {
         );
         row(
             &mut t,
-            &format!("onav tile cache (issue 15 target: add + settle ≤ {target} µs)"),
+            &format!("onav: cylinder add + settle, µs (issue 15 target ≤ {target})"),
             all,
-            |_| "not measured: crate not in this tree yet".into(),
+            |r| time(&cr(r).onav.add, US),
+        );
+        row(&mut t, "onav: cylinder remove + settle, µs", all, |r| {
+            time(&cr(r).onav.remove, US)
+        });
+        row(&mut t, "onav: per rebuilt tile cell, µs", all, |r| {
+            time(&cr(r).onav.per_cell, US)
+        });
+        row(
+            &mut t,
+            "onav: tiles / polygons; cached KiB; create ms",
+            all,
+            |r| {
+                let o = cr(r).onav;
+                format!(
+                    "{} / {}; {:.0}; {:.1}",
+                    o.tiles.0,
+                    o.tiles.1,
+                    o.cached_bytes as f64 / 1024.0,
+                    o.create / 1e6
+                )
+            },
+        );
+        row(
+            &mut t,
+            "onav: mean cells rebuilt; obstacles queuing none",
+            all,
+            |r| {
+                let o = cr(r).onav;
+                format!("{:.2}; {} of {}", o.touched, o.untouched.0, o.untouched.1)
+            },
+        );
+        row(
+            &mut t,
+            "onav: 100 at once: accepted / cells rebuilt / update calls / ms",
+            all,
+            |r| {
+                let b = cr(r).onav.burst;
+                format!("{} / {} / {} / {:.2}", b.0, b.1, b.2, b.3 / 1e6)
+            },
+        );
+        row(
+            &mut t,
+            "onav: ONTK Referenced write / memcpy of its output (target ≤ 1.2)",
+            all,
+            |r| {
+                let (w, m, n) = cr(r).onav.write;
+                let (we, me, ne) = cr(r).onav.write_empty;
+                let (q, qe) = (w.ratio(&m), we.ratio(&me));
+                format!(
+                    "100 obstacles: {:.2} ({:.2}), {} B, {:.0} ns; none: {:.2} ({:.2}), {} B, {:.0} ns",
+                    q.median, q.min, n, w.median, qe.median, qe.min, ne, we.median
+                )
+            },
+        );
+        row(
+            &mut t,
+            "onav: ONTK restore / restore of its mesh snapshot (target ≤ 1.1)",
+            all,
+            |r| {
+                let (a, b) = cr(r).onav.restore;
+                let (ae, be) = cr(r).onav.restore_empty;
+                let (q, qe) = (a.ratio(&b), ae.ratio(&be));
+                format!(
+                    "100 obstacles: {:.2} ({:.2}), {:.1} vs {:.1} µs; none: {:.2} ({:.2}), {:.1} vs {:.1} µs",
+                    q.median,
+                    q.min,
+                    a.median / 1e3,
+                    b.median / 1e3,
+                    qe.median,
+                    qe.min,
+                    ae.median / 1e3,
+                    be.median / 1e3
+                )
+            },
         );
         t.print();
     }

@@ -8,8 +8,12 @@
 //! again; the cells are medians over the obstacles that touched a layer. At 48- and 16-cell tiles.
 //! Also 100 obstacles requested at once (Detour refuses past 64 per update).
 //!
-//! onav's side (crate `onav-tilecache`) plugs in here once it exists: issue 15's targets are a
-//! cylinder added and settled ≤ 70 µs at 48-cell tiles and ≤ 40 µs at 16-cell tiles.
+//! onav's side (crate `onav-tilecache`, through `adapter::cache`): the same geometry, build3d's
+//! demo settings with no detail sampling (the cheap settings) at the same tile sizes, the same
+//! spots, interleaved obstacle by obstacle with Detour (the engines take turns to go first).
+//! Issue 15's targets: a cylinder added and settled ≤ 70 µs at 48-cell tiles and ≤ 40 µs at
+//! 16-cell tiles; 100 obstacles settled by one `update`; the `ONTK` Referenced write ≤ 1.2× a
+//! memcpy of its output; the `ONTK` restore ≤ 1.1× the restore of the mesh snapshot it holds.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -17,11 +21,12 @@ use std::time::Instant;
 
 use recastnavigation_sys as rc;
 
+use crate::adapter::cache as onav_cache;
 use crate::case::{Case, EXTENTS};
 use crate::detour::{self, ok};
 use crate::recast::{self, Context, Scratch, Settings};
 use crate::rng::{self, SplitMix64};
-use crate::timing::Stats;
+use crate::timing::{interleave, Stats};
 
 /// Seed of the obstacle positions.
 pub const SEED: u64 = 0x0B57_AC1E_0000_0001;
@@ -55,6 +60,39 @@ pub struct CacheReport {
     pub untouched: (usize, usize),
     /// 100 obstacles requested at once: accepted, refused, update calls to settle.
     pub burst: (usize, usize, usize),
+    /// onav's tile cache on the same workload.
+    pub onav: OnavReport,
+}
+
+/// onav's figures of one mesh at one tile size.
+#[derive(Debug, Clone, Default)]
+pub struct OnavReport {
+    /// Tiles and polygons of the cache's mesh.
+    pub tiles: (usize, usize),
+    /// Bytes of the cached intermediates.
+    pub cached_bytes: usize,
+    /// Creating the cache (prepare and build every cell), ns (one run).
+    pub create: f64,
+    /// Cylinder add + settle, ns.
+    pub add: Stats,
+    /// Cylinder remove + settle, ns.
+    pub remove: Stats,
+    /// Settle time per rebuilt cell, ns.
+    pub per_cell: Stats,
+    /// Mean cells rebuilt per cylinder that queued one.
+    pub touched: f64,
+    /// Cylinders that queued no cell, of those placed.
+    pub untouched: (usize, usize),
+    /// 100 at once: accepted, cells rebuilt, update calls, time of the one update (ns).
+    pub burst: (usize, usize, usize, f64),
+    /// `ONTK` Referenced write and a memcpy of its output (clone), ns; the output's bytes.
+    pub write: (Stats, Stats, usize),
+    /// `ONTK` restore in place and the restore in place of the mesh snapshot it holds, ns.
+    pub restore: (Stats, Stats),
+    /// The same two figures with no obstacles (the fresh cache's state).
+    pub write_empty: (Stats, Stats, usize),
+    /// The same two figures with no obstacles.
+    pub restore_empty: (Stats, Stats),
 }
 
 unsafe extern "C" fn max_size(_: *mut c_void, n: i32) -> i32 {
@@ -335,47 +373,68 @@ pub fn run(
             spots.push(pt);
         }
     }
+    let t = Instant::now();
+    let mut oc = onav_cache::new(&c.tri.verts, &c.tri.tris, tile_size as u32)?;
+    r.onav.create = t.elapsed().as_nanos() as f64;
+    r.onav.tiles = onav_cache::counts(&oc);
+    r.onav.cached_bytes = onav_cache::cached_bytes(&oc);
     let (mut add, mut remove, mut per_layer) = (Vec::new(), Vec::new(), Vec::new());
-    let mut touched = 0usize;
-    for p in &spots {
-        let mut oref = 0;
-        let t = Instant::now();
-        // SAFETY: live cache; 3-float position.
-        let st = unsafe { rc::dtTileCache_addObstacle(cache.tc, p.as_ptr(), 1.0, 2.0, &mut oref) };
-        let calls = settle(&cache);
-        let ns_add = t.elapsed().as_nanos() as f64;
-        if !ok(st) {
-            return Err(format!("{}: addObstacle failed: {st:#x}", c.name));
-        }
-        // SAFETY: the reference was just returned by addObstacle.
-        let nt = unsafe {
-            let ob = rc::dtTileCache_getObstacleByRef(cache.tc, oref);
-            if ob.is_null() {
-                0
+    let (mut o_add, mut o_remove, mut o_per) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut touched, mut o_touched) = (0usize, 0usize);
+    for (k, p) in spots.iter().enumerate() {
+        // The engines take turns to go first.
+        for turn in 0..2 {
+            if (k + turn) % 2 == 0 {
+                detour_spot(&cache, c, p, &mut r, &mut touched, &mut add, &mut remove, &mut per_layer)?;
             } else {
-                usize::from((*ob).ntouched)
+                let t = Instant::now();
+                let (id, queued) = onav_cache::add_cylinder(&mut oc, *p, 1.0, 2.0)?;
+                let cells = onav_cache::settle(&mut oc)?;
+                let ns_add = t.elapsed().as_nanos() as f64;
+                let t = Instant::now();
+                onav_cache::remove(&mut oc, id)?;
+                onav_cache::settle(&mut oc)?;
+                let ns_remove = t.elapsed().as_nanos() as f64;
+                if !queued {
+                    r.onav.untouched.0 += 1;
+                    continue;
+                }
+                o_touched += cells;
+                o_add.push(ns_add);
+                o_remove.push(ns_remove);
+                o_per.push(ns_add / cells.max(1) as f64);
             }
-        };
-        let t = Instant::now();
-        // SAFETY: live cache and a reference it returned.
-        unsafe { rc::dtTileCache_removeObstacle(cache.tc, oref) };
-        settle(&cache);
-        let ns_remove = t.elapsed().as_nanos() as f64;
-        if nt == 0 {
-            r.untouched.0 += 1;
-            continue;
         }
-        touched += nt;
-        add.push(ns_add);
-        remove.push(ns_remove);
-        per_layer.push(ns_add / calls as f64);
     }
     r.untouched.1 = spots.len();
-    if add.is_empty() {
+    r.onav.untouched.1 = spots.len();
+    if add.is_empty() || o_add.is_empty() {
         return Err(format!("{}: no obstacle touched a layer", c.name));
     }
     r.touched = touched as f64 / add.len() as f64;
     (r.add, r.remove, r.per_layer) = (Stats::of(add), Stats::of(remove), Stats::of(per_layer));
+    r.onav.touched = o_touched as f64 / o_add.len() as f64;
+    (r.onav.add, r.onav.remove, r.onav.per_cell) =
+        (Stats::of(o_add), Stats::of(o_remove), Stats::of(o_per));
+
+    // onav: the ONTK write and restore with no obstacles; 100 at once, one update; then the ONTK
+    // write and restore of that state.
+    let mut empty = OnavReport::default();
+    ontk_figures(&mut oc, &spots, &mut empty)?;
+    r.onav.write_empty = empty.write;
+    r.onav.restore_empty = empty.restore;
+    let mut ids = Vec::new();
+    for p in spots.iter().cycle().take(100) {
+        ids.push(onav_cache::add_cylinder(&mut oc, *p, 1.0, 2.0)?.0);
+    }
+    let t = Instant::now();
+    let cells = onav_cache::settle(&mut oc)?;
+    r.onav.burst = (ids.len(), cells, 1, t.elapsed().as_nanos() as f64);
+    ontk_figures(&mut oc, &spots, &mut r.onav)?;
+    for id in ids {
+        onav_cache::remove(&mut oc, id)?;
+    }
+    onav_cache::settle(&mut oc)?;
 
     // 100 at once.
     let mut refs = Vec::new();
@@ -401,4 +460,123 @@ pub fn run(
     settle(&cache);
     drop(q);
     Ok(r)
+}
+
+/// One Detour cylinder at `p`: added, settled, removed, settled (the method of §4.1).
+#[allow(clippy::too_many_arguments)]
+fn detour_spot(
+    cache: &Cache,
+    c: &Case,
+    p: &[f32; 3],
+    r: &mut CacheReport,
+    touched: &mut usize,
+    add: &mut Vec<f64>,
+    remove: &mut Vec<f64>,
+    per_layer: &mut Vec<f64>,
+) -> Result<(), String> {
+    let mut oref = 0;
+    let t = Instant::now();
+    // SAFETY: live cache; 3-float position.
+    let st = unsafe { rc::dtTileCache_addObstacle(cache.tc, p.as_ptr(), 1.0, 2.0, &mut oref) };
+    let calls = settle(cache);
+    let ns_add = t.elapsed().as_nanos() as f64;
+    if !ok(st) {
+        return Err(format!("{}: addObstacle failed: {st:#x}", c.name));
+    }
+    // SAFETY: the reference was just returned by addObstacle.
+    let nt = unsafe {
+        let ob = rc::dtTileCache_getObstacleByRef(cache.tc, oref);
+        if ob.is_null() {
+            0
+        } else {
+            usize::from((*ob).ntouched)
+        }
+    };
+    let t = Instant::now();
+    // SAFETY: live cache and a reference it returned.
+    unsafe { rc::dtTileCache_removeObstacle(cache.tc, oref) };
+    settle(cache);
+    let ns_remove = t.elapsed().as_nanos() as f64;
+    if nt == 0 {
+        r.untouched.0 += 1;
+        return Ok(());
+    }
+    *touched += nt;
+    add.push(ns_add);
+    remove.push(ns_remove);
+    per_layer.push(ns_add / calls as f64);
+    Ok(())
+}
+
+/// The `ONTK` figures of the cache's current state: the Referenced write against a clone of its
+/// output (allocate, copy, free: the writer's own pattern), and the restore in place of a
+/// snapshot after one more obstacle was added and settled, against restoring the mesh snapshot
+/// the `ONTK` holds into the mesh in the same state (same library), interleaved over rounds.
+fn ontk_figures(
+    oc: &mut onav_cache::Cache,
+    spots: &[[f32; 3]],
+    out: &mut OnavReport,
+) -> Result<(), String> {
+    const REPS: usize = 200;
+    let snap = onav_cache::snapshot(oc);
+    let view: &onav_cache::Cache = oc;
+    let s = interleave(
+        31,
+        &mut [
+            &mut || {
+                let t = Instant::now();
+                for _ in 0..REPS {
+                    drop(std::hint::black_box(onav_cache::snapshot(std::hint::black_box(view))));
+                }
+                t.elapsed().as_nanos() as f64 / REPS as f64
+            },
+            &mut || {
+                let t = Instant::now();
+                for _ in 0..REPS {
+                    drop(std::hint::black_box(std::hint::black_box(&snap).clone()));
+                }
+                t.elapsed().as_nanos() as f64 / REPS as f64
+            },
+        ],
+    );
+    out.write = (s[0], s[1], snap.len());
+    // The state after one more obstacle: what a rollback restores from.
+    let mesh_snap = onav_cache::mesh_snapshot(oc);
+    let (id, _) = onav_cache::add_cylinder(oc, spots[0], 1.0, 2.0)?;
+    onav_cache::settle(oc)?;
+    let moved = oc.clone();
+    let (moved_mesh, lib) = onav_cache::mesh_twin(oc);
+    let (mut e1, mut e2) = (None, None);
+    let s = interleave(
+        31,
+        &mut [
+            &mut || {
+                let mut a = moved.clone();
+                let t = Instant::now();
+                if let Err(e) = onav_cache::restore(&mut a, &snap) {
+                    e1 = Some(e);
+                }
+                let ns = t.elapsed().as_nanos() as f64;
+                drop(a);
+                ns
+            },
+            &mut || {
+                let mut m = moved_mesh.clone();
+                let t = Instant::now();
+                if let Err(e) = onav_cache::mesh_restore(&mut m, &mesh_snap, &lib) {
+                    e2 = Some(e);
+                }
+                let ns = t.elapsed().as_nanos() as f64;
+                drop(m);
+                ns
+            },
+        ],
+    );
+    if let Some(e) = e1.or(e2) {
+        return Err(e);
+    }
+    out.restore = (s[0], s[1]);
+    onav_cache::restore(oc, &snap)?;
+    let _ = id;
+    Ok(())
 }

@@ -1,10 +1,13 @@
-//! Structural decode of every onav file (`ONTL` tile, `ONMS` mesh file, `ONPS` snapshot) into a
+//! Structural decode of every onav file (`ONTL` tile, `ONMS` mesh file, `ONPS` snapshot, `ONTK`
+//! tile cache snapshot in module `ontk`) into a
 //! list of fields: absolute offset, size, the spec's field path (the same names errors use) and
 //! the value. It follows the layout only and stops where the bytes run out or a count makes no
 //! sense; validation is onav's job, and `inspect` shows both. Patching by field path, `inspect`
 //! and `diff` all stand on this one decoder.
 
 use std::fmt;
+
+mod ontk;
 
 /// Which kind of file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +18,8 @@ pub enum FileKind {
     MeshFile,
     /// `ONPS`.
     Snapshot,
+    /// `ONTK` (`spec/tilecache.md` §6).
+    CacheSnapshot,
     /// Anything else.
     Unknown,
 }
@@ -26,6 +31,7 @@ impl FileKind {
             Some(b"ONTL") => Self::Tile,
             Some(b"ONMS") => Self::MeshFile,
             Some(b"ONPS") => Self::Snapshot,
+            Some(b"ONTK") => Self::CacheSnapshot,
             _ => Self::Unknown,
         }
     }
@@ -190,6 +196,7 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         FileKind::Tile => tile(&mut c, ""),
         FileKind::MeshFile => mesh_file(&mut c),
         FileKind::Snapshot => snapshot(&mut c),
+        FileKind::CacheSnapshot => ontk::cache_snapshot(&mut c),
         FileKind::Unknown => Err((0, "unknown magic".to_owned())),
     };
     let mut stopped = r.err();

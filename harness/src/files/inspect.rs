@@ -21,7 +21,8 @@ pub fn kind_name(kind: FileKind) -> &'static str {
         FileKind::Tile => "ONTL tile",
         FileKind::MeshFile => "ONMS mesh file",
         FileKind::Snapshot => "ONPS mesh snapshot",
-        FileKind::Unknown => "unknown file (not ONTL, ONMS or ONPS)",
+        FileKind::CacheSnapshot => "ONTK tile cache snapshot",
+        FileKind::Unknown => "unknown file (not ONTL, ONMS, ONPS or ONTK)",
     }
 }
 
@@ -95,6 +96,16 @@ fn validate(bytes: &[u8], kind: FileKind, library: &TileLibrary) -> Verdict {
                 "valid snapshot: restores to a mesh of {} slots, {} tiles",
                 m.slot_count(),
                 m.tile_count()
+            )),
+            Err(e) => Verdict::Rejected(e),
+        },
+        FileKind::CacheSnapshot => match onav_tilecache::check_without_cache(bytes, library) {
+            Ok(s) => Verdict::Valid(format!(
+                "valid as far as it can be checked without its cache: next ids {} and {}, {} \
+                 obstacles, {} volumes, {} queued cells, a mesh of {} slots, {} tiles (the \
+                 parameters and fingerprint against the cache, and the queue against its cached \
+                 cells, are checked by a restore into the cache)",
+                s.next_ids.0, s.next_ids.1, s.obstacles, s.volumes, s.queue, s.mesh.0, s.mesh.1
             )),
             Err(e) => Verdict::Rejected(e),
         },
@@ -238,7 +249,8 @@ impl Inspection<'_> {
     fn value(&self, f: &Field) -> String {
         describe(
             f,
-            (self.decoded.kind == FileKind::Snapshot).then_some(self.library),
+            matches!(self.decoded.kind, FileKind::Snapshot | FileKind::CacheSnapshot)
+                .then_some(self.library),
         )
     }
 
@@ -344,6 +356,7 @@ fn kind_key(kind: FileKind) -> &'static str {
         FileKind::Tile => "tile",
         FileKind::MeshFile => "mesh_file",
         FileKind::Snapshot => "snapshot",
+        FileKind::CacheSnapshot => "cache_snapshot",
         FileKind::Unknown => "unknown",
     }
 }
@@ -384,6 +397,20 @@ pub fn add_to_library(library: &mut TileLibrary, bytes: &[u8]) -> Result<usize, 
         }
         FileKind::Snapshot => {
             let m = NavMeshSnapshot::restore(bytes, library).map_err(LibraryError::Restore)?;
+            Ok(add_all(library, m))
+        }
+        FileKind::CacheSnapshot => {
+            // The tiles of the mesh snapshot it holds (`mesh_length` then the bytes).
+            let d = decode(bytes);
+            let len = d.field("mesh_length").map(|f| (f.offset + 4, &f.value));
+            let Some((at, Value::U(n))) = len else {
+                return Err(LibraryError::NotOnav);
+            };
+            let mesh = bytes
+                .get(at as usize..(at + n) as usize)
+                .ok_or(LibraryError::NotOnav)?;
+            let m = NavMeshSnapshot::restore(mesh, library)
+                .map_err(|e| LibraryError::Restore(e.nested(at, "mesh")))?;
             Ok(add_all(library, m))
         }
         FileKind::Unknown => Err(LibraryError::NotOnav),

@@ -44,6 +44,11 @@ impl Intermediate {
     pub fn span_count(&self) -> usize {
         self.chf.span_count()
     }
+
+    /// Bytes its arrays hold on the heap (what a tile cache keeps per cell).
+    pub fn heap_bytes(&self) -> usize {
+        self.chf.heap_bytes()
+    }
 }
 
 /// Counts of a build, for people.

@@ -79,6 +79,17 @@ impl Compact {
     pub(crate) fn span_count(&self) -> usize {
         self.y.len()
     }
+
+    /// Bytes of the arrays (their lengths, not capacities).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        size_of_val(&self.start[..])
+            + size_of_val(&self.y[..])
+            + size_of_val(&self.top[..])
+            + size_of_val(&self.area[..])
+            + size_of_val(&self.link[..])
+            + size_of_val(&self.col[..])
+    }
 }
 
 /// Builds the compact heightfield of a filtered heightfield (§7).

@@ -8,20 +8,33 @@
 //! height `oy + y·cell_height` lies in `[min_y, max_y]` (both ends included). Marks apply in
 //! order; a later mark wins; area 0 makes a span unwalkable, and a later mark can make it
 //! walkable again.
+//!
+//! A mark's footprint is a convex polygon (settings volumes, the tile cache's volumes, boxes) or
+//! a circle (the tile cache's cylinders): a circle of centre (x, z) and radius r covers cell
+//! (i, j) when, with `dx = cx − x` and `dz = cz − z` for the cell centre (cx, cz),
+//! `dx·dx + dz·dz ≤ r·r` (edge included, the same centre rule).
 
 use crate::compact::Compact;
 use crate::num::{floor_i, fmax, fmin};
 use crate::output::{point_in_convex_xz, Vec3};
 use crate::settings::VolumeSpec;
 
-/// A validated area mark: a convex prism with an area id.
+/// The x–z footprint of a mark.
+#[derive(Debug, Clone, PartialEq)]
+enum Footprint {
+    /// Counter-clockwise corners as (x, 0, z).
+    Polygon(Vec<Vec3>),
+    /// Centre (x, z) and radius.
+    Circle { x: f64, z: f64, radius: f64 },
+}
+
+/// A validated area mark: a convex prism or an upright cylinder with an area id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AreaMark {
     area: u8,
     min_y: f64,
     max_y: f64,
-    /// Counter-clockwise corners as (x, 0, z).
-    corners: Vec<Vec3>,
+    footprint: Footprint,
     /// x–z bounding box: min x, min z, max x, max z.
     bounds: [f64; 4],
 }
@@ -41,8 +54,68 @@ impl AreaMark {
             area: v.area,
             min_y: v.min_y,
             max_y: v.max_y,
-            corners,
+            footprint: Footprint::Polygon(corners),
             bounds,
+        }
+    }
+
+    /// A mark with area `area` (0 ..= 63) over the circle of centre `centre` (x, z) and radius
+    /// `radius` (wu), between floor heights `min_y` and `max_y` (wu). `None` unless every value
+    /// is finite, `area ≤ 63`, `min_y ≤ max_y`, `radius > 0` and the bounding box
+    /// `centre ± radius` is finite.
+    pub fn circle(area: u8, min_y: f64, max_y: f64, centre: [f64; 2], radius: f64) -> Option<Self> {
+        let bounds = [
+            centre[0] - radius,
+            centre[1] - radius,
+            centre[0] + radius,
+            centre[1] + radius,
+        ];
+        let finite = [min_y, max_y, centre[0], centre[1], radius]
+            .iter()
+            .chain(&bounds)
+            .all(|v| v.is_finite());
+        (finite && area <= 63 && min_y <= max_y && radius > 0.0).then_some(Self {
+            area,
+            min_y,
+            max_y,
+            footprint: Footprint::Circle {
+                x: centre[0],
+                z: centre[1],
+                radius,
+            },
+            bounds,
+        })
+    }
+
+    /// The area id the mark sets.
+    pub fn area(&self) -> u8 {
+        self.area
+    }
+
+    /// The x–z bounding box of the footprint: min x, min z, max x, max z (wu).
+    pub fn bounds(&self) -> [f64; 4] {
+        self.bounds
+    }
+
+    /// The first corner at which `polygon` (x, z) breaks `spec/navmesh-format.md` T12 (strictly
+    /// convex, counter-clockwise), as the settings reader names it (B9); `None` when it holds.
+    pub fn convexity_violation(polygon: &[[f64; 2]]) -> Option<usize> {
+        crate::settings::first_non_convex(polygon)
+    }
+
+    /// Whether the footprint covers the point (x, z) (B25: edges included).
+    fn covers(&self, x: f64, z: f64) -> bool {
+        match &self.footprint {
+            Footprint::Polygon(corners) => point_in_convex_xz(&[x, 0.0, z], corners),
+            Footprint::Circle {
+                x: cx,
+                z: cz,
+                radius,
+            } => {
+                let dx = x - cx;
+                let dz = z - cz;
+                dx * dx + dz * dz <= radius * radius
+            }
         }
     }
 
@@ -88,7 +161,7 @@ pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f
             let cz = origin[2] + (j as f64 + 0.5) * cs;
             for i in lo_i..=hi_i {
                 let cx = origin[0] + (i as f64 + 0.5) * cs;
-                if !point_in_convex_xz(&[cx, 0.0, cz], &m.corners) {
+                if !m.covers(cx, cz) {
                     continue;
                 }
                 let col = ((j - c.win.z0) * size + (i - c.win.x0)) as usize;
@@ -130,6 +203,30 @@ mod tests {
         apply(&mut c, &[lo, hi], [0.0; 3], 1.0, 1.0);
         assert!(!c.area.contains(&2));
         assert_eq!(c.area.iter().filter(|&&a| a == 3).count(), 21);
+    }
+
+    #[test]
+    fn circle_includes_centres_on_the_circle() {
+        // Centre (2.5, 2.5), radius 1: the centre cell and its four edge neighbours lie at
+        // distance 0 and exactly 1 (included); the diagonals at √2 do not.
+        let mut c = compact_of(6, 0, |_, _| vec![(5, 1)]);
+        let m = AreaMark::circle(9, 0.0, 10.0, [2.5, 2.5], 1.0).unwrap();
+        assert_eq!(m.bounds(), [1.5, 1.5, 3.5, 3.5]);
+        apply(&mut c, &[m], [0.0; 3], 1.0, 1.0);
+        assert_eq!(c.area.iter().filter(|&&a| a == 9).count(), 5);
+        // Invalid values give no mark.
+        assert!(AreaMark::circle(9, 0.0, 10.0, [2.5, 2.5], 0.0).is_none());
+        assert!(AreaMark::circle(64, 0.0, 10.0, [2.5, 2.5], 1.0).is_none());
+        assert!(AreaMark::circle(9, 1.0, 0.0, [2.5, 2.5], 1.0).is_none());
+        assert!(AreaMark::circle(9, 0.0, 1.0, [f64::MAX, 2.5], f64::MAX).is_none());
+        assert_eq!(
+            AreaMark::convexity_violation(&[[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]]),
+            Some(1)
+        );
+        assert_eq!(
+            AreaMark::convexity_violation(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+            None
+        );
     }
 
     #[test]

@@ -168,6 +168,17 @@ impl Plan {
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
+
+    /// The origin of the grid (wu): the geometry's minimum corner (B12).
+    pub fn origin(&self) -> [f64; 3] {
+        self.origin
+    }
+
+    /// The padding of every tile window, `walkable_radius + 3` cells (B10, B16): marks in it
+    /// change the tile.
+    pub fn border(&self) -> u32 {
+        self.d.border
+    }
 }
 
 /// The cell range `[floor(min), floor(max)]` of a triangle along axis k (0 = u, 2 = w).

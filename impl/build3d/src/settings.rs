@@ -179,7 +179,7 @@ fn fan_area2(poly: &[[f64; 2]]) -> f64 {
 
 /// The first corner k whose turn orient(v(k−1), v(k), v(k+1)) is not > 0 or at which a later
 /// corner is not strictly left of edge k: `spec/navmesh-format.md` T12 applied to the x–z polygon.
-fn first_non_convex(poly: &[[f64; 2]]) -> Option<usize> {
+pub(crate) fn first_non_convex(poly: &[[f64; 2]]) -> Option<usize> {
     let n = poly.len();
     let p = |i: usize| [poly[i % n][0], 0.0, poly[i % n][1]];
     for k in 0..n {

@@ -8,6 +8,7 @@
 //!   and a mesh file written from the spec;
 //! - [`targets`]: the fuzz entry points and the checks they share;
 //! - [`seeds`]: the committed seed corpus;
+//! - [`ontk`]: the tile cache's world, caches, `ONTK` model, fuzz entry points and seeds;
 //! - [`adversarial`]: large and hostile inputs, and meshes of many tiles built in one checked
 //!   restore.
 //!
@@ -18,6 +19,7 @@ pub mod adversarial;
 pub mod cursor;
 pub mod fixture;
 pub mod model;
+pub mod ontk;
 pub mod ops;
 pub mod seeds;
 mod structured;
@@ -29,6 +31,11 @@ pub use adversarial::{
 };
 pub use fixture::{busy_mesh, fixture, fuzz_world, Fixture};
 pub use model::{mesh_file, snapshot_mixed, SlotRecord, SnapModel, Span};
+pub use ontk::{
+    cache_fixture, fuzz_ontk_differential, fuzz_ontk_restore_in_place, fuzz_ontk_restore_new,
+    fuzz_ontk_structured, ontk_restore_into, ontk_seed_inputs, CacheFixture, OntkModel,
+    ONTK_TARGETS,
+};
 pub use ops::{Context, Op, PolyTarget, Step, TileTarget, Twins};
 pub use seeds::seed_inputs;
 pub use targets::{

@@ -1,0 +1,5 @@
+//! Fuzz target `ontk_restore_in_place`: see `onav_testkit::fuzz_ontk_restore_in_place` for what it checks.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| onav_testkit::fuzz_ontk_restore_in_place(data));

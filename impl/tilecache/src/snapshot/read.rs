@@ -1,0 +1,172 @@
+//! Stage A of an `ONTK` restore (`spec/tilecache.md` TC18–TC29): the framing and every value, in
+//! byte order, obstacles and volumes through their constructors.
+
+use std::collections::BTreeSet;
+
+use onav::bytes::Reader;
+use onav::{FormatError, FormatReason as R};
+use onav_build3d::TileCell;
+
+use super::{ONTK_MAGIC, ONTK_VERSION};
+use crate::ids::{ObstacleId, VolumeId};
+use crate::limits::{
+    CORNER_LEN, MAX_CORNERS, MAX_NEXT_ID, MAX_OBSTACLES, MAX_VOLUMES, MIN_CORNERS,
+    OBSTACLE_COUNT_AT, OBSTACLE_MIN_LEN, QUEUE_ENTRY_LEN, VALUE_LEN, VOLUME_MIN_LEN,
+};
+use crate::shape::{Obstacle, ObstacleShape, ShapeError, Volume};
+
+/// What stage A read.
+pub(super) struct Parsed<'a> {
+    pub next_obstacle: u32,
+    pub next_volume: u32,
+    pub obstacles: Vec<(ObstacleId, Obstacle)>,
+    pub volumes: Vec<(VolumeId, Volume)>,
+    /// The bytes of the lists (obstacle count to the last volume record).
+    pub lists: &'a [u8],
+    /// Offset of the queue length.
+    pub queue_at: u64,
+    /// Cells with the offset of each entry.
+    pub queue: Vec<(TileCell, u64)>,
+    /// Offset of the mesh snapshot's first byte.
+    pub mesh_at: u64,
+    pub mesh: &'a [u8],
+}
+
+/// A constructor's error at the offset of the field it names, under `prefix`.
+fn shape_error(e: ShapeError, prefix: &str, at: u64) -> FormatError {
+    FormatError::new(at, format!("{prefix}.{}", e.field), e.reason)
+}
+
+/// Reads a next id (1 ..= 2^31 − 1, TC20).
+fn next_id(r: &mut Reader<'_>, field: &str) -> Result<u32, FormatError> {
+    let at = r.offset();
+    let v = r.u32(field)?;
+    if v == 0 || v > MAX_NEXT_ID {
+        return Err(r.error_at(at, field, R::OutOfRange));
+    }
+    Ok(v)
+}
+
+/// Reads an id (TC21, TC24): 1 ≤ id < next (*out of range*), above the previous id (*not
+/// ascending*).
+fn list_id(
+    r: &mut Reader<'_>,
+    field: impl Fn() -> String,
+    next: u32,
+    prev: u32,
+) -> Result<u32, FormatError> {
+    let at = r.offset();
+    let id = r.u32(&field)?;
+    if id == 0 || id >= next {
+        return Err(r.error_at(at, field, R::OutOfRange));
+    }
+    if id <= prev {
+        return Err(r.error_at(at, field, R::NotAscending));
+    }
+    Ok(id)
+}
+
+/// Stage A: every field in byte order.
+pub(super) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, FormatError> {
+    let mut r = Reader::new(bytes, 0);
+    r.header(ONTK_MAGIC, ONTK_VERSION)?;
+    let next_obstacle = next_id(&mut r, "next_obstacle_id")?;
+    let next_volume = next_id(&mut r, "next_volume_id")?;
+    let n = r.count("obstacle_count", MAX_OBSTACLES, OBSTACLE_MIN_LEN)?;
+    let mut obstacles = Vec::with_capacity(n as usize);
+    let mut prev = 0;
+    for i in 0..n {
+        let id = list_id(&mut r, || format!("obstacle[{i}].id"), next_obstacle, prev)?;
+        prev = id;
+        let at = r.offset();
+        let code = r.u8(|| format!("obstacle[{i}].shape"))?;
+        let Some(names) = ObstacleShape::field_names(code) else {
+            return Err(r.error_at(at, || format!("obstacle[{i}].shape"), R::OutOfRange));
+        };
+        let values_at = r.offset();
+        let mut values = [0.0; 7];
+        for (k, name) in names.iter().enumerate() {
+            values[k] = r.f64(|| format!("obstacle[{i}].{name}"))?;
+        }
+        let shape = ObstacleShape::from_values(code, &values[..names.len()])
+            .expect("the value count of the shape code");
+        let o = Obstacle::new(shape).map_err(|e| {
+            let k = names.iter().position(|n| *n == e.field).unwrap_or(0);
+            let at = values_at + (VALUE_LEN * k) as u64;
+            shape_error(e, &format!("obstacle[{i}]"), at)
+        })?;
+        obstacles.push((ObstacleId(id), o));
+    }
+    let n = r.count("volume_count", MAX_VOLUMES, VOLUME_MIN_LEN)?;
+    let mut volumes = Vec::with_capacity(n as usize);
+    let mut prev = 0;
+    for i in 0..n {
+        let prefix = format!("volume[{i}]");
+        let id = list_id(&mut r, || format!("{prefix}.id"), next_volume, prev)?;
+        prev = id;
+        let area_at = r.offset();
+        let area = r.u8(|| format!("{prefix}.area"))?;
+        let min_y_at = r.offset();
+        let min_y = r.f64(|| format!("{prefix}.min_y"))?;
+        let max_y = r.f64(|| format!("{prefix}.max_y"))?;
+        let count_at = r.offset();
+        let k = r.count(|| format!("{prefix}.corner_count"), MAX_CORNERS, CORNER_LEN)?;
+        if k < MIN_CORNERS {
+            return Err(r.error_at(count_at, || format!("{prefix}.corner_count"), R::OutOfRange));
+        }
+        let corners_at = r.offset();
+        let mut polygon = Vec::with_capacity(k as usize);
+        for j in 0..k {
+            let x = r.f64(|| format!("{prefix}.corner[{j}].x"))?;
+            let z = r.f64(|| format!("{prefix}.corner[{j}].z"))?;
+            polygon.push([x, z]);
+        }
+        let v = Volume::canonical(area, min_y, max_y, polygon).map_err(|e| {
+            let at = match e.field.as_str() {
+                "area" => area_at,
+                "min_y" => min_y_at,
+                "max_y" => min_y_at + VALUE_LEN as u64,
+                "corner_count" => count_at,
+                f => {
+                    // `corner[j]` (the only other field a read volume can fail at).
+                    let j: u64 = f
+                        .trim_start_matches("corner[")
+                        .split(']')
+                        .next()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0);
+                    corners_at + CORNER_LEN as u64 * j
+                }
+            };
+            shape_error(e, &prefix, at)
+        })?;
+        volumes.push((VolumeId(id), v));
+    }
+    let queue_at = r.offset();
+    let lists = &bytes[OBSTACLE_COUNT_AT as usize..queue_at as usize];
+    let q = r.count("queue_length", u32::MAX, QUEUE_ENTRY_LEN)?;
+    let mut queue = Vec::with_capacity(q as usize);
+    let mut seen = BTreeSet::new();
+    for j in 0..q {
+        let at = r.offset();
+        let column = r.i32(|| format!("queue[{j}].column"))?;
+        let row = r.i32(|| format!("queue[{j}].row"))?;
+        if !seen.insert((row, column)) {
+            return Err(r.error_at(at, || format!("queue[{j}]"), R::Duplicate));
+        }
+        queue.push((TileCell { column, row }, at));
+    }
+    let (mesh_at, mesh) = r.length_prefixed("mesh_length")?;
+    r.finish("end")?;
+    Ok(Parsed {
+        next_obstacle,
+        next_volume,
+        obstacles,
+        volumes,
+        lists,
+        queue_at,
+        queue,
+        mesh_at,
+        mesh,
+    })
+}
