@@ -249,8 +249,11 @@ impl Inspection<'_> {
     fn value(&self, f: &Field) -> String {
         describe(
             f,
-            matches!(self.decoded.kind, FileKind::Snapshot | FileKind::CacheSnapshot)
-                .then_some(self.library),
+            matches!(
+                self.decoded.kind,
+                FileKind::Snapshot | FileKind::CacheSnapshot
+            )
+            .then_some(self.library),
         )
     }
 
