@@ -3,6 +3,7 @@
 //! use is re-exported here, and the subcommands are [`commands`].
 #![forbid(unsafe_code)]
 
+mod built;
 pub mod commands;
 mod draw;
 mod error;

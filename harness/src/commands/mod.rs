@@ -7,6 +7,7 @@ use crate::suite::{self, CaseResult, Suite, Target};
 
 pub mod args;
 pub mod bless;
+pub mod build;
 pub mod compile;
 pub mod diff;
 pub mod draw;

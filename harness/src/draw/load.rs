@@ -263,7 +263,9 @@ fn cache_scene(title: String, bytes: &[u8], lib: &TileLibrary) -> Scene {
             scene.problems.push(error_text(e));
         }
     }
-    scene.problems.push("obstacles and area volumes are not drawn".to_owned());
+    scene
+        .problems
+        .push("obstacles and area volumes are not drawn".to_owned());
     scene
 }
 

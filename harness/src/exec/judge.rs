@@ -143,6 +143,7 @@ impl Exec<'_> {
             None if wants_output(e) => return fail(format!("{key} gave no output bytes to check")),
             None => {}
         }
+        self.judge_build(key, done, e)?;
         self.judge_reply(key, done, e)
     }
 
@@ -172,7 +173,8 @@ impl Exec<'_> {
 
     /// Expectations on the output bytes; a golden output is kept for the golden checks.
     fn judge_output(&mut self, key: &str, out: &[u8], e: &Expect) -> R<()> {
-        if let Some(label) = &e.golden {
+        // A build's goldens are its tiles (`judge_build`).
+        if let (Some(label), None) = (&e.golden, &e.tiles) {
             self.run.goldens.push((label.clone(), out.to_vec()));
         }
         if let Some(h) = &e.sha256 {

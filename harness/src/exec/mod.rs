@@ -13,6 +13,7 @@ use crate::limits::MAX_SCENARIO_BYTES;
 use crate::protocol::{Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
 use crate::scenario::{Scenario, Step};
 
+mod build;
 mod env;
 mod judge;
 mod local;
@@ -86,6 +87,8 @@ struct Done {
     mesh: Option<String>,
     /// The input bytes (tile) of content_id, for `id: sha256`.
     input: Option<Vec<u8>>,
+    /// The tiles a `build` gave, with their positions.
+    tiles: Vec<(onav::TilePos, Vec<u8>)>,
 }
 
 impl Done {
@@ -95,6 +98,7 @@ impl Done {
             output,
             mesh: None,
             input: None,
+            tiles: Vec::new(),
         }
     }
 }
@@ -155,7 +159,12 @@ impl Exec<'_> {
             | Step::Tiles(_)
             | Step::Bytes(_)
             | Step::RawTile(_)
-            | Step::Patch(_) => self.local(step),
+            | Step::Patch(_)
+            | Step::Settings(_) => self.local(step),
+            Step::Build(b) => {
+                self.lower.step(step);
+                self.build_step(b)
+            }
             Step::Expect(_) => harness("expect is judged with its step"),
             Step::Continue(c) => {
                 self.lower.step(step);

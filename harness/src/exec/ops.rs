@@ -82,7 +82,7 @@ impl Exec<'_> {
     }
 
     /// As [`Self::call`], recording the outcome in the trace.
-    fn traced(&mut self, req: &Request) -> R<Outcome> {
+    pub(super) fn traced(&mut self, req: &Request) -> R<Outcome> {
         let out = self.call(req)?;
         let line = match &out {
             Outcome::Ok(f) => format!("{} ok {}", req.op(), digest_fields(f)),
@@ -123,6 +123,7 @@ impl Exec<'_> {
             output,
             mesh,
             input,
+            tiles: Vec::new(),
         })
     }
 

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod build;
 pub mod frame;
 pub mod query;
 pub mod wire;
@@ -47,6 +48,7 @@ pub const OPS: &[&str] = &[
     "find_path",
     "find_straight_path",
     "raycast",
+    "build",
     "drop",
     "bye",
 ];
@@ -140,6 +142,11 @@ pub enum Request {
         mesh: Value,
         args: Value,
     },
+    /// OBJ bytes and the settings encoding to tiles (`spec/conformance.md` §6.6, `build`).
+    Build {
+        obj: String,
+        settings: String,
+    },
     Drop {
         mesh: Value,
     },
@@ -171,6 +178,7 @@ impl Request {
             Request::FindPath { .. } => "find_path",
             Request::FindStraightPath { .. } => "find_straight_path",
             Request::Raycast { .. } => "raycast",
+            Request::Build { .. } => "build",
             Request::Drop { .. } => "drop",
             Request::Bye {} => "bye",
         }

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::anchors::is_anchor;
+use super::build::golden_labels;
 use super::features::{is_feature, FEATURES};
 use super::model::*;
 use super::numbers::{parse_hex, NumberError};
@@ -179,7 +180,7 @@ pub enum StepError {
     #[error("error implies outcome: rejected")]
     ErrorNotRejected,
     /// An error class that does not exist.
-    #[error("error class {class:?} is not format, fingerprint, mesh or query")]
+    #[error("error class {class:?} is not format, fingerprint, mesh, query or build")]
     ErrorClass {
         /// The class.
         class: String,
@@ -267,7 +268,7 @@ pub enum StepError {
         file: String,
     },
     /// `bytes` with both or neither of `hex` and `file`.
-    #[error("bytes: give hex or file")]
+    #[error("bytes: give hex, file or text")]
     BytesSource,
     /// A `params` block that is not 68 bytes.
     #[error("params is the 68-byte parameter block")]
@@ -293,6 +294,21 @@ pub enum StepError {
     /// `splice` with `until` but not `before`.
     #[error("splice: until goes with before")]
     SpliceUntil,
+    /// `tiles` after a step that is not a `build`.
+    #[error("{step} is not a build: tiles goes with build")]
+    NotABuild {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// `golden` after a `build` without the `tiles` that name its goldens.
+    #[error("a build's golden needs tiles: one golden per tile listed")]
+    BuildGoldenWithoutTiles,
+    /// `like` naming something other than a `settings` step.
+    #[error("{name:?} is not a settings step")]
+    NotSettings {
+        /// The name.
+        name: String,
+    },
 }
 
 impl From<RangeError> for StepError {
@@ -458,6 +474,8 @@ struct Checker {
     implied: BTreeSet<&'static str>,
     /// Golden labels so far.
     labels: BTreeSet<String>,
+    /// The names of `settings` steps so far (what `like` may name).
+    settings: BTreeSet<String>,
     /// Expectations that admit a rejection.
     rejections: usize,
     /// Expectations with an error class and field.
@@ -545,8 +563,10 @@ impl Checker {
             let class = err.class.clone();
             match (err.class.as_str(), err.offset) {
                 ("format" | "fingerprint", None) => return Err(StepError::OffsetNeeded { class }),
-                ("mesh" | "query", Some(_)) => return Err(StepError::OffsetNotCarried { class }),
-                ("format" | "fingerprint" | "mesh" | "query", _) => {}
+                ("mesh" | "query" | "build", Some(_)) => {
+                    return Err(StepError::OffsetNotCarried { class })
+                }
+                ("format" | "fingerprint" | "mesh" | "query" | "build", _) => {}
                 _ => return Err(StepError::ErrorClass { class }),
             }
         }
@@ -574,12 +594,20 @@ impl Checker {
             scope.want_ref(&l.to)?;
             link_fields(l)?;
         }
+        if e.tiles.is_some() && !matches!(prev, Step::Build(_)) {
+            return Err(StepError::NotABuild { step: prev.key() });
+        }
+        if matches!(prev, Step::Build(_)) && e.golden.is_some() && e.tiles.is_none() {
+            return Err(StepError::BuildGoldenWithoutTiles);
+        }
         if let Some(g) = &e.golden {
             if !valid_label(g) {
                 return Err(StepError::GoldenLabel { label: g.clone() });
             }
+        }
+        for g in golden_labels(e) {
             if !self.labels.insert(g.clone()) {
-                return Err(StepError::GoldenTwice { label: g.clone() });
+                return Err(StepError::GoldenTwice { label: g });
             }
         }
         if let Some(q) = &e.query {
@@ -648,15 +676,16 @@ impl Checker {
                 }
             }
             Step::Bytes(b) => {
-                match (&b.hex, &b.file) {
-                    (Some(h), None) => {
+                match (&b.hex, &b.file, &b.text) {
+                    (Some(h), None, None) => {
                         parse_hex(h)?;
                     }
-                    (None, Some(f)) => {
+                    (None, Some(f), None) => {
                         if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
                             return Err(StepError::BytesFile { file: f.clone() });
                         }
                     }
+                    (None, None, Some(_)) => {}
                     _ => return Err(StepError::BytesSource),
                 }
                 scope.def(&b.name, Kind::Bytes)?;
@@ -769,6 +798,24 @@ impl Checker {
                     patch_edit(e, scope)?;
                 }
                 scope.def(&p.name, Kind::Bytes)?;
+            }
+            Step::Settings(st) => {
+                if let Some(l) = &st.like {
+                    scope.want(l, Kind::Bytes)?;
+                    if !self.settings.contains(l) {
+                        return Err(StepError::NotSettings { name: l.clone() });
+                    }
+                }
+                scope.def(&st.name, Kind::Bytes)?;
+                self.settings.insert(st.name.clone());
+            }
+            Step::Build(b) => {
+                implied.insert("build3d");
+                bytes(scope, &b.obj)?;
+                bytes(scope, &b.settings)?;
+                if let Some(n) = &b.name {
+                    scope.def(n, Kind::Bytes)?;
+                }
             }
             Step::Expect(_) | Step::Continue(_) => {}
             Step::FindNearestPoly(q)

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::build::{BuildStep, SettingsStep};
 use super::numbers::Exact;
 use super::query::{QueryExpect, QueryStep};
 
@@ -174,8 +175,9 @@ pub struct TilesStep {
     pub names: Vec<String>,
 }
 
-/// `bytes`: inline bytes written as commented hex chunks, or read from a file (relative to the
-/// scenario's folder; in a compiled suite, to its `bytes/` folder).
+/// `bytes`: inline bytes written as commented hex chunks, the UTF-8 bytes of a text (OBJ
+/// geometry), or read from a file (relative to the scenario's folder; in a compiled suite, to its
+/// `bytes/` folder).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -185,6 +187,8 @@ pub struct BytesStep {
     pub hex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// One expected byte run of an output (the compiled form of `fields`).
@@ -651,6 +655,10 @@ pub struct Expect {
     /// A query answered these values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<QueryExpect>,
+    /// A `build` gave tiles at these positions [column, row, layer], in this order; with
+    /// `golden`, each tile is a golden of its own (`scenario::build::tile_label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<Vec<(i32, i32, u32)>>,
 }
 
 impl Expect {
@@ -705,6 +713,8 @@ pub enum Step {
     FindPath(Box<QueryStep>),
     FindStraightPath(Box<QueryStep>),
     Raycast(Box<QueryStep>),
+    Settings(Box<SettingsStep>),
+    Build(BuildStep),
 }
 
 impl Step {
@@ -739,6 +749,8 @@ impl Step {
             Step::FindPath(_) => "find_path",
             Step::FindStraightPath(_) => "find_straight_path",
             Step::Raycast(_) => "raycast",
+            Step::Settings(_) => "settings",
+            Step::Build(_) => "build",
         }
     }
 
@@ -770,6 +782,7 @@ impl Step {
                 | Step::Bytes(_)
                 | Step::RawTile(_)
                 | Step::Patch(_)
+                | Step::Settings(_)
         )
     }
 }

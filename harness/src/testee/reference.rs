@@ -245,6 +245,7 @@ impl Reference {
                 let a = Args::parse(req.op(), args).map_err(|e| wire::error(e.to_string()))?;
                 Self::query(m, &a)?
             }
+            Request::Build { obj, settings } => crate::protocol::build::answer(obj, settings)?,
             Request::Drop { mesh } => {
                 self.mesh(mesh)?;
                 if let Some(slot) = mesh
