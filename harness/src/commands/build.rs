@@ -9,7 +9,7 @@
 //! its demo value, and without a file every field does. The tile cells are built in parallel on
 //! `--threads` threads (default: the machine's), each through `Plan::prepare` and `Plan::finish`
 //! (B2: the tiles of `build`), so that progress can be counted per cell; the result is checked
-//! as one mesh ([`crate::built::check`]) before it is written.
+//! as one mesh (`built::check`) before it is written.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};

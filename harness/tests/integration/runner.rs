@@ -409,6 +409,15 @@ fn comparing_with_the_reference_names_the_first_difference() {
     };
     let o = onav(&["diff", &file("reply.bytes"), &file("reference.bytes")]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    // The folder also holds the pictures (conformance §4.8): the two snapshots drawn side by
+    // side with the first difference written out, and the testee's last state.
+    let svg = |n: &str| std::fs::read_to_string(d.join(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+    let difference = svg("difference.svg");
+    let doc = roxmltree::Document::parse(&difference).expect("well-formed SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    assert!(difference.contains("first difference"), "{difference}");
+    assert!(difference.contains("expected (reference)") && difference.contains("got (testee)"));
+    roxmltree::Document::parse(&svg("got.svg")).expect("well-formed SVG");
 }
 
 #[test]

@@ -64,7 +64,7 @@ impl NavMeshQuery<'_> {
     ///
     /// A node is a crossing (a polygon and the polygon it was entered from, P1), so a search
     /// holds more nodes than it visits polygons. A `Complete` search that did not run out of
-    /// nodes, with every area cost ≥ [`HEURISTIC_SCALE`], returns a least-cost corridor in the
+    /// nodes, with every area cost ≥ `HEURISTIC_SCALE` (0.999), returns a least-cost corridor in the
     /// cost model of §4.2 (P6).
     pub fn find_path(
         &self,
