@@ -918,17 +918,25 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             t,
         );
     };
+    // A 22 × 10 box left of a legend line at `y`, with its own fill and stroke.
+    let swatch = |svg: &mut Svg, y: f64, style: &[(&str, A<'_>)]| {
+        let mut at: Vec<(&str, A<'_>)> = vec![
+            ("x", x.into()),
+            ("y", (y - 5.0).into()),
+            ("width", 22.0.into()),
+            ("height", 10.0.into()),
+        ];
+        at.extend_from_slice(style);
+        svg.leaf("rect", &at);
+    };
     svg.open("g", &[("id", "legend".into())]);
     head(svg, y, "areas (polygons)");
     y += LINE;
     for (a, n) in used_areas(scenes) {
-        svg.leaf(
-            "rect",
+        swatch(
+            svg,
+            y,
             &[
-                ("x", x.into()),
-                ("y", (y - 5.0).into()),
-                ("width", 22.0.into()),
-                ("height", 10.0.into()),
                 ("fill", (&area_colour(a)).into()),
                 ("stroke", "#495057".into()),
                 ("stroke-width", 0.4.into()),
@@ -1012,13 +1020,10 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         ("url(#bad)", "#e03131", "rejected here (onav's error)"),
         ("none", "#f08c00", "first difference"),
     ] {
-        svg.leaf(
-            "rect",
+        swatch(
+            svg,
+            y,
             &[
-                ("x", x.into()),
-                ("y", (y - 5.0).into()),
-                ("width", 22.0.into()),
-                ("height", 10.0.into()),
                 ("fill", fill.into()),
                 ("stroke", stroke.into()),
                 ("stroke-width", 1.5.into()),
@@ -1049,17 +1054,7 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             ("#74c0fc", "raycast visited", 0.45),
             ("#40c057", "nearest polygon", 0.6),
         ] {
-            svg.leaf(
-                "rect",
-                &[
-                    ("x", x.into()),
-                    ("y", (y - 5.0).into()),
-                    ("width", 22.0.into()),
-                    ("height", 10.0.into()),
-                    ("fill", c.into()),
-                    ("fill-opacity", op.into()),
-                ],
-            );
+            swatch(svg, y, &[("fill", c.into()), ("fill-opacity", op.into())]);
             label(svg, y, text);
             y += LINE;
         }
