@@ -4,39 +4,14 @@
 //! and must be the same bytes (`ONAV_BLESS_DRAW=1` rewrites them); hostile files are drawn with
 //! their error; bad arguments exit 2.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use onav::{LinkKind, PolyIndex, SnapshotMode, TiledNavMesh, WorldSpec};
 use onav_harness::{case_pictures, CaseState};
 use serde_json::{json, Value};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A fresh folder below the system temp folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("onav-draw-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Temp(p)
-    }
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use super::kit::{root, Temp};
 
 fn onav(args: &[&std::ffi::OsStr]) -> Output {
     onav_in(&std::env::temp_dir(), args)
