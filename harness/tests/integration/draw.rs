@@ -89,21 +89,8 @@ fn example(name: &str, svg: &str) {
 /// holes, slopes, three area kinds, two off-mesh links per tile.
 const SUITE_WORLD: &str = "world: {name: w, columns: 3, rows: 2, layers: 2, quads: 2, vary_density: true, slope: [0.02, 0.01], bump: 0.2, hole_chance: 20, links_per_tile: 2, area_kinds: 3}";
 
-fn suite_world() -> WorldSpec {
-    WorldSpec {
-        columns: 3,
-        rows: 2,
-        layers: 2,
-        quads: 2,
-        vary_density: true,
-        slope: [0.02, 0.01],
-        bump: 0.2,
-        hole_chance: 20,
-        links_per_tile: 2,
-        area_kinds: 3,
-        ..WorldSpec::default()
-    }
-}
+// The same world as a `WorldSpec`: the test kit's fuzz world.
+use onav_testkit::fuzz_world as suite_world;
 
 fn mesh_of(w: &WorldSpec, slots: u32) -> TiledNavMesh {
     let mut m = TiledNavMesh::new(w.params(slots));
