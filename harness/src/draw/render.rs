@@ -929,6 +929,17 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         at.extend_from_slice(style);
         svg.leaf("rect", &at);
     };
+    // A line from `x + from` to `x + 22` at `y`, with its own stroke.
+    let rule = |svg: &mut Svg, y: f64, from: f64, style: &[(&str, A<'_>)]| {
+        let mut at: Vec<(&str, A<'_>)> = vec![
+            ("x1", (x + from).into()),
+            ("y1", y.into()),
+            ("x2", (x + 22.0).into()),
+            ("y2", y.into()),
+        ];
+        at.extend_from_slice(style);
+        svg.leaf("line", &at);
+    };
     svg.open("g", &[("id", "legend".into())]);
     head(svg, y, "areas (polygons)");
     y += LINE;
@@ -956,18 +967,12 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         EdgeStyle::Missing,
     ] {
         let (c, w, dash) = edge_stroke(s);
-        let mut at: Vec<(&str, A<'_>)> = vec![
-            ("x1", x.into()),
-            ("y1", y.into()),
-            ("x2", (x + 22.0).into()),
-            ("y2", y.into()),
-            ("stroke", c.into()),
-            ("stroke-width", w.max(1.0).into()),
-        ];
+        let mut at: Vec<(&str, A<'_>)> =
+            vec![("stroke", c.into()), ("stroke-width", w.max(1.0).into())];
         if !dash.is_empty() {
             at.push(("stroke-dasharray", dash.into()));
         }
-        svg.leaf("line", &at);
+        rule(svg, y, 0.0, &at);
         label(
             svg,
             y,
@@ -997,10 +1002,6 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             "#868e96"
         };
         let mut at: Vec<(&str, A<'_>)> = vec![
-            ("x1", (x + 2.0).into()),
-            ("y1", y.into()),
-            ("x2", (x + 22.0).into()),
-            ("y2", y.into()),
             ("stroke", c.into()),
             ("stroke-width", 1.6.into()),
             ("marker-end", marker.into()),
@@ -1011,7 +1012,7 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         if !dash.is_empty() {
             at.push(("stroke-dasharray", dash.into()));
         }
-        svg.leaf("line", &at);
+        rule(svg, y, 2.0, &at);
         label(svg, y, text);
         y += LINE;
     }
@@ -1063,16 +1064,11 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             ("#1971c2", "ray walked (dashed: not)"),
             ("#e03131", "wall hit and its normal"),
         ] {
-            svg.leaf(
-                "line",
-                &[
-                    ("x1", x.into()),
-                    ("y1", y.into()),
-                    ("x2", (x + 22.0).into()),
-                    ("y2", y.into()),
-                    ("stroke", c.into()),
-                    ("stroke-width", 2.4.into()),
-                ],
+            rule(
+                svg,
+                y,
+                0.0,
+                &[("stroke", c.into()), ("stroke-width", 2.4.into())],
             );
             label(svg, y, text);
             y += LINE;
