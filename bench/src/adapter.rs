@@ -233,15 +233,23 @@ impl Mesh {
             q: NavMeshQuery::new(&self.0, max_nodes).map_err(|e| e.to_string())?,
             filter: onav::QueryFilter::default(),
             mesh: &self.0,
+            corridor: Vec::new(),
+            points: Vec::new(),
+            visited: Vec::new(),
         })
     }
 }
 
-/// onav's queries with the default filter.
+/// onav's queries with the default filter. Paths, straight paths and raycasts use the `_into`
+/// calls, which reuse the query's scratch and these buffers (as Detour's calls fill the caller's
+/// arrays), so a timed call allocates nothing.
 pub struct Query<'m> {
     q: NavMeshQuery<'m>,
     filter: onav::QueryFilter,
     mesh: &'m TiledNavMesh,
+    corridor: Vec<Ref>,
+    points: Vec<onav::StraightPoint>,
+    visited: Vec<Ref>,
 }
 
 /// A `find_path` answer.
@@ -276,8 +284,18 @@ impl Query<'_> {
         }
     }
 
-    /// `find_path`.
+    /// `find_path` into the query's corridor buffer: (complete, cost).
     #[inline]
+    pub fn path_into(&mut self, s: Ref, e: Ref, sp: [f64; 3], ep: [f64; 3]) -> Option<(bool, f64)> {
+        let r = self
+            .q
+            .find_path_into(s, e, sp, ep, &self.filter, &mut self.corridor)
+            .ok()?;
+        Some((r.status == PathStatus::Complete, r.cost))
+    }
+
+    /// `find_path` with an owned corridor (for comparing answers; the timed call is
+    /// [`Query::path_into`]).
     pub fn path(&self, s: Ref, e: Ref, sp: [f64; 3], ep: [f64; 3]) -> Option<Path> {
         let r = self.q.find_path(s, e, sp, ep, &self.filter).ok()?;
         Some(Path {
@@ -289,18 +307,32 @@ impl Query<'_> {
 
     /// `find_straight_path` with no extra points; the number of points.
     #[inline]
-    pub fn straight(&self, sp: [f64; 3], ep: [f64; 3], corridor: &[Ref]) -> usize {
-        self.q
-            .find_straight_path(sp, ep, corridor, StraightPathOptions::default())
-            .map_or(0, |v| v.len())
+    pub fn straight(&mut self, sp: [f64; 3], ep: [f64; 3], corridor: &[Ref]) -> usize {
+        match self.q.find_straight_path_into(
+            sp,
+            ep,
+            corridor,
+            StraightPathOptions::default(),
+            &mut self.points,
+        ) {
+            Ok(()) => self.points.len(),
+            Err(_) => 0,
+        }
     }
 
     /// `raycast` without costs.
     #[inline]
-    pub fn raycast(&self, s: Ref, sp: [f64; 3], ep: [f64; 3]) -> Option<Ray> {
+    pub fn raycast(&mut self, s: Ref, sp: [f64; 3], ep: [f64; 3]) -> Option<Ray> {
         let h = self
             .q
-            .raycast(s, sp, ep, &self.filter, RaycastOptions::default())
+            .raycast_into(
+                s,
+                sp,
+                ep,
+                &self.filter,
+                RaycastOptions::default(),
+                &mut self.visited,
+            )
             .ok()?;
         Some(Ray {
             t: h.t,

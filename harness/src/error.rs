@@ -74,6 +74,9 @@ pub enum HarnessError {
     /// The testee side of the protocol failed to read or write.
     #[error("testee: {0}")]
     Serve(std::io::Error),
+    /// `onav build` could not build.
+    #[error(transparent)]
+    Build(Box<crate::commands::build::BuildCommandError>),
     /// A root without the `scenarios/` folder a command needs.
     #[error(
         "{} has no scenarios/ folder: give the repository root with --root (the default is the \

@@ -17,6 +17,10 @@ use crate::exec::{self, CaseRun, Status};
 use crate::scenario::{self, world, Scenario, Step};
 use crate::testee::reference::Reference;
 
+pub use crate::draw::fuzz_draw;
+mod build;
+pub use build::{fuzz_build_input, BuildBudget, BuildFuzzed, BUILD_BUDGET};
+
 /// What a run may cost, so that one fuzz input stays fast: the load-time caps bound what is
 /// safe, this bounds what is quick. Inputs beyond it are loaded and checked, not run.
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +84,9 @@ impl Budget {
                     }
                 }
                 Step::Bytes(b) => b.file.is_none(),
+                // Builds have their own target (`build_input`), within a budget of their own.
+                Step::Build(_) => false,
+                Step::Settings(st) => st.volumes_len() <= self.bytes as u64,
                 Step::NewMesh(n) => {
                     let in_params = n
                         .params

@@ -3,7 +3,9 @@
 //! use is re-exported here, and the subcommands are [`commands`].
 #![forbid(unsafe_code)]
 
+mod built;
 pub mod commands;
+mod draw;
 mod error;
 mod exec;
 mod files;
@@ -19,6 +21,7 @@ mod scenario;
 mod suite;
 mod testee;
 
+pub use draw::{case_pictures, CaseState};
 pub use error::{HarnessError, MatrixFileError};
 pub use exec::{run_scenario, without_corruptions, CaseRun, Status};
 pub use files::diff::{diff, Difference};

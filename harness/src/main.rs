@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use onav_harness::commands::{self, args, run::RunOptions, testee::TesteeOptions, Outcome};
+use onav_harness::commands::{
+    self, args, build::BuildOptions, run::RunOptions, testee::TesteeOptions, Outcome,
+};
 use onav_harness::{Format, HarnessError, MutantKind};
 
 #[derive(Parser)]
@@ -145,13 +147,32 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Build a mesh file from OBJ geometry with the voxel builder (spec/build3d.md).
+    Build {
+        /// The OBJ file.
+        input: PathBuf,
+        /// Settings YAML: the fields of spec/build3d.md §3.1 (default: the demo settings).
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// The mesh file (ONMS) to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Worker threads (default: the machine's).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
+    },
     /// Name the first structural difference between two files (exit 1 when they differ).
     Diff {
         /// First file.
         a: PathBuf,
         /// Second file.
         b: PathBuf,
+        /// Also draw both files with the difference marked, as SVG, here.
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
+    /// Draw tiles, mesh files or snapshots as an SVG top view, with query overlays.
+    Draw(commands::draw::DrawArgs),
 }
 
 /// The exit status of a command: 0 pass, 1 fail or differ, 2 an error that kept it from running
@@ -235,7 +256,20 @@ fn run(cli: Cli) -> Result<Outcome, HarnessError> {
             library,
             json,
         } => commands::inspect::run(&file, &library, json),
-        Cmd::Diff { a, b } => commands::diff::run(&a, &b),
+        Cmd::Build {
+            input,
+            settings,
+            out,
+            threads,
+        } => commands::build::run(&BuildOptions {
+            input,
+            settings,
+            out,
+            threads: threads.map(usize::from),
+        }),
+        Cmd::Diff { a, b, svg } => commands::draw::diff_svg(&a, &b, svg.as_deref())
+            .and_then(|()| commands::diff::run(&a, &b)),
+        Cmd::Draw(args) => commands::draw::run(&args),
     }
 }
 

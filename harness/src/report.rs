@@ -592,6 +592,7 @@ mod tests {
                 implementation: "fake 0.1".into(),
                 ops: ["hello".to_owned(), "bye".to_owned()].into(),
                 features: Default::default(),
+                protocol: 2,
             }),
         };
         let h = render(&s, Format::Human);

@@ -128,7 +128,7 @@ fn pair(rounds: usize, n: usize, mut d: impl FnMut(usize), mut o: impl FnMut(usi
 /// Runs the query comparison with `rounds` interleaved rounds.
 pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
     let dq = detour::Query::new(&c.detour, NODES as i32)?;
-    let oq = c.onav.query(NODES)?;
+    let mut oq = c.onav.query(NODES)?;
     let ext64 = EXTENTS.map(f64::from);
     let pts64: Vec<[f64; 3]> = c.points.iter().map(Case::point64).collect();
     let inp = inputs(c);
@@ -169,7 +169,7 @@ pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
             black_box(dq.path(ds[i].0, de[i].0, &ds[i].1, &de[i].1, &mut buf));
         },
         |i| {
-            black_box(oq.path(os[i].0, oe[i].0, os[i].1, oe[i].1));
+            black_box(oq.path_into(os[i].0, oe[i].0, os[i].1, oe[i].1));
         },
     );
     r.straight = pair(

@@ -7,8 +7,10 @@ use crate::suite::{self, CaseResult, Suite, Target};
 
 pub mod args;
 pub mod bless;
+pub mod build;
 pub mod compile;
 pub mod diff;
+pub mod draw;
 pub mod inspect;
 pub mod matrix;
 pub mod matrix_compare;

@@ -136,7 +136,7 @@ fn start_testee(cmd: &str, o: &RunOptions) -> Result<TesteeBackend, HarnessError
         .iter()
         .filter(|op| !crate::protocol::OPS.contains(&op.as_str()))
     {
-        eprintln!("warning: the testee lists op {op:?}, which protocol 1 does not have");
+        eprintln!("warning: the testee lists op {op:?}, which the protocol does not have");
     }
     Ok(t)
 }
@@ -197,7 +197,10 @@ pub fn run(root: &Path, o: &RunOptions) -> Result<Outcome, HarnessError> {
             testee.set_deadline(settings.deadline);
             let hello = testee.hello().clone();
             let info = TargetInfo {
-                name: format!("{} (testee {cmd})", hello.implementation),
+                name: format!(
+                    "{} (testee {cmd}, protocol {})",
+                    hello.implementation, hello.protocol
+                ),
                 hello: Some(hello),
             };
             (Target::Testee(&mut testee), info)

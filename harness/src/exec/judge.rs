@@ -12,23 +12,43 @@ use crate::files::diff::first_difference;
 use crate::files::patch;
 use crate::hex::sha256_hex;
 use crate::scenario::refs::resolve_ref;
-use crate::scenario::{parse_hex, Expect, OutcomeKind, StateExpect, Step};
+use crate::scenario::{parse_hex, Expect, LinkExpect, OutcomeKind, StateExpect, Step};
 
-/// Checks the outcome: rejected as expected (class and field), or accepted.
-fn judge_outcome(key: &str, outcome: &Outcome, e: &Expect) -> R<()> {
+/// Checks the outcome: rejected as expected (class, field and, when `offsets` holds — the testee
+/// speaks protocol 2 — the offset), or accepted.
+fn judge_outcome(key: &str, outcome: &Outcome, e: &Expect, offsets: bool) -> R<()> {
     match (outcome, &e.error) {
-        (Outcome::Rejected { class, field }, Some(want)) => {
+        (
+            Outcome::Rejected {
+                class,
+                field,
+                offset,
+            },
+            Some(want),
+        ) => {
             if class != &want.class || field != &want.field {
                 return fail(format!(
-                    "{key}: rejected ({class}, {field}); expected ({}, {})",
-                    want.class, want.field
+                    "{key}: {}; expected ({}, {})",
+                    outcome.describe(),
+                    want.class,
+                    want.field
                 ));
             }
+            if let (true, Some(w)) = (offsets, want.offset) {
+                if *offset != Some(w) {
+                    let got =
+                        offset.map_or_else(|| "no offset".to_owned(), |o| format!("offset {o}"));
+                    return fail(format!(
+                        "{key}: rejected ({class}, {field}) with {got}; expected offset {w}"
+                    ));
+                }
+            }
         }
-        (Outcome::Rejected { class, field }, None) => {
+        (Outcome::Rejected { .. }, None) => {
             if !e.admits_rejection() {
                 return fail(format!(
-                    "{key}: rejected ({class}, {field}); expected it to be accepted"
+                    "{key}: {}; expected it to be accepted",
+                    outcome.describe()
                 ));
             }
         }
@@ -67,24 +87,28 @@ pub(super) struct Mismatch {
     want: Value,
 }
 
-/// Compares expected reply fields with a reply. Numbers compare as binary64 bitwise (so `-0`
-/// and `0` differ); everything else structurally. Returns the first difference.
-pub(super) fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<(), Mismatch> {
-    fn same(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
-                (Some(p), Some(q)) => p.to_bits() == q.to_bits(),
-                _ => x == y,
-            },
-            (Value::Array(x), Value::Array(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
-            }
-            (Value::Object(x), Value::Object(y)) => {
-                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-            }
-            _ => a == b,
+/// Two JSON values are the same: numbers as binary64 bitwise (so `-0` and `0` differ), arrays
+/// and objects element by element (an object with another key differs), everything else
+/// structurally.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(p), Some(q)) => p.to_bits() == q.to_bits(),
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
         }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
     }
+}
+
+/// Compares expected reply fields with a reply ([`same`] for each key listed; keys not listed
+/// are not compared). Returns the first difference.
+pub(super) fn compare(want: &Map<String, Value>, got: &Map<String, Value>) -> Result<(), Mismatch> {
     for (k, w) in want {
         let g = got.get(k).unwrap_or(&Value::Null);
         if !same(w, g) {
@@ -111,13 +135,15 @@ impl Exec<'_> {
         let key = step.key();
         let default = Expect::default();
         let e = e.unwrap_or(&default);
-        judge_outcome(key, &done.outcome, e)?;
+        let offsets = self.backend.protocol() >= 2;
+        judge_outcome(key, &done.outcome, e, offsets)?;
         self.judge_state(key, done, e, before)?;
         match &done.output {
             Some(out) => self.judge_output(key, out, e)?,
             None if wants_output(e) => return fail(format!("{key} gave no output bytes to check")),
             None => {}
         }
+        self.judge_build(key, done, e)?;
         self.judge_reply(key, done, e)
     }
 
@@ -147,7 +173,8 @@ impl Exec<'_> {
 
     /// Expectations on the output bytes; a golden output is kept for the golden checks.
     fn judge_output(&mut self, key: &str, out: &[u8], e: &Expect) -> R<()> {
-        if let Some(label) = &e.golden {
+        // A build's goldens are its tiles (`judge_build`).
+        if let (Some(label), None) = (&e.golden, &e.tiles) {
             self.run.goldens.push((label.clone(), out.to_vec()));
         }
         if let Some(h) = &e.sha256 {
@@ -237,31 +264,14 @@ impl Exec<'_> {
         }
         if let Some(links) = &e.links {
             let have = got("links");
-            let have: Vec<(Value, Value)> = have
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|l| (l["target"].clone(), l["kind"].clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let have = have.as_array().cloned().unwrap_or_default();
             let mut want = Vec::new();
             for l in links {
-                want.push((json!(self.env.reference(&l.to)?), json!(l.kind)));
+                want.push(self.link_json(l)?);
             }
-            if have != want {
-                let show = |v: &[(Value, Value)]| {
-                    v.iter()
-                        .map(|(t, k)| {
-                            format!(
-                                "{} {}",
-                                k.as_str().unwrap_or("?"),
-                                t.as_str().unwrap_or("?")
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
+            let agree = have.len() == want.len() && have.iter().zip(&want).all(|(h, w)| same(h, w));
+            if !agree {
+                let show = |v: &[Value]| v.iter().map(show_link).collect::<Vec<_>>().join(", ");
                 return fail(format!(
                     "{key}: links are [{}], expected [{}]",
                     show(&have),
@@ -286,6 +296,45 @@ impl Exec<'_> {
         }
         Ok(())
     }
+}
+
+impl Exec<'_> {
+    /// An expected link as the wire writes it (`spec/conformance.md` §1.3, "Links").
+    fn link_json(&self, l: &LinkExpect) -> R<Value> {
+        let mut o = Map::new();
+        o.insert("target".into(), json!(self.env.reference(&l.to)?));
+        o.insert("kind".into(), json!(l.kind));
+        if let Some(e) = l.edge {
+            o.insert("edge".into(), json!(e));
+        }
+        if let Some(s) = &l.side {
+            o.insert("side".into(), json!(s));
+        }
+        if let (Some(lo), Some(hi)) = (l.lo, l.hi) {
+            o.insert("lo".into(), json!(lo.0));
+            o.insert("hi".into(), json!(hi.0));
+        }
+        if let Some(e) = &l.end {
+            o.insert("end".into(), json!(e));
+        }
+        Ok(Value::Object(o))
+    }
+}
+
+/// A link for a message: kind, target and the kind's fields.
+fn show_link(l: &Value) -> String {
+    let s = |k: &str| l.get(k).map(Value::to_string).unwrap_or_default();
+    let mut out = format!(
+        "{} {}",
+        l["kind"].as_str().unwrap_or("?"),
+        l["target"].as_str().unwrap_or("?")
+    );
+    for k in ["edge", "side", "lo", "hi", "end"] {
+        if l.get(k).is_some() {
+            out += &format!(" {k} {}", s(k));
+        }
+    }
+    out
 }
 
 /// The content id an `id` expectation names: its hex, or the SHA-256 of the tile bytes sent.

@@ -53,6 +53,9 @@ impl Exec<'_> {
             }
             Step::Bytes(b) => {
                 let v = match (&b.hex, &b.file) {
+                    (None, None) if b.text.is_some() => {
+                        b.text.as_deref().unwrap_or_default().as_bytes().to_vec()
+                    }
                     (Some(h), _) => parse_hex(h).map_err(|e| Stop(Status::Error, e.to_string()))?,
                     (None, Some(f)) => {
                         let p = self.opts.files.join(f);
@@ -104,12 +107,13 @@ impl Exec<'_> {
                 self.env.define_bytes(&p.name, b.clone());
                 Ok(Done::local(Some(b)))
             }
+            Step::Settings(s) => self.settings_step(s),
             other => harness(format!("{} is not a local step", other.key())),
         }
     }
 
     /// Bytes the runner computed: named, and kept as a file of the compiled suite.
-    fn blob(&mut self, name: &str, b: &[u8]) {
+    pub(super) fn blob(&mut self, name: &str, b: &[u8]) {
         self.lower.blob(name, b);
         self.env.define_bytes(name, b.to_vec());
     }

@@ -13,6 +13,7 @@ use crate::limits::MAX_SCENARIO_BYTES;
 use crate::protocol::{Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
 use crate::scenario::{Scenario, Step};
 
+mod build;
 mod env;
 mod judge;
 mod local;
@@ -46,14 +47,24 @@ fn harness<T>(m: impl Into<String>) -> R<T> {
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
     Ok(Map<String, Value>),
-    Rejected { class: String, field: String },
+    /// Rejected with a class, a field and, when the reply carried one, the byte offset.
+    Rejected {
+        class: String,
+        field: String,
+        offset: Option<u64>,
+    },
 }
 
 impl Outcome {
     fn describe(&self) -> String {
         match self {
             Outcome::Ok(_) => "accepted".into(),
-            Outcome::Rejected { class, field } => format!("rejected ({class}, {field})"),
+            Outcome::Rejected {
+                class,
+                field,
+                offset: Some(at),
+            } => format!("rejected ({class}, {field} at {at})"),
+            Outcome::Rejected { class, field, .. } => format!("rejected ({class}, {field})"),
         }
     }
 
@@ -76,6 +87,8 @@ struct Done {
     mesh: Option<String>,
     /// The input bytes (tile) of content_id, for `id: sha256`.
     input: Option<Vec<u8>>,
+    /// The tiles a `build` gave, with their positions.
+    tiles: Vec<(onav::TilePos, Vec<u8>)>,
 }
 
 impl Done {
@@ -85,6 +98,7 @@ impl Done {
             output,
             mesh: None,
             input: None,
+            tiles: Vec::new(),
         }
     }
 }
@@ -145,7 +159,12 @@ impl Exec<'_> {
             | Step::Tiles(_)
             | Step::Bytes(_)
             | Step::RawTile(_)
-            | Step::Patch(_) => self.local(step),
+            | Step::Patch(_)
+            | Step::Settings(_) => self.local(step),
+            Step::Build(b) => {
+                self.lower.step(step);
+                self.build_step(b)
+            }
             Step::Expect(_) => harness("expect is judged with its step"),
             Step::Continue(c) => {
                 self.lower.step(step);
@@ -274,3 +293,7 @@ pub fn without_corruptions(s: &Scenario) -> Option<Scenario> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "offsets_tests.rs"]
+mod offsets_tests;

@@ -50,7 +50,7 @@ impl Exec<'_> {
             mode: "full".into(),
         })? {
             Outcome::Ok(f) => reply_bytes(&f, "snapshot")?,
-            Outcome::Rejected { class, field } => {
+            Outcome::Rejected { class, field, .. } => {
                 return harness(format!("snapshot of {mesh} rejected: {class} {field}"))
             }
         };
@@ -94,7 +94,7 @@ impl Exec<'_> {
                 poly_ref: hex.clone(),
             })? {
                 Outcome::Ok(f) => links.push((hex, f.get("links").cloned().unwrap_or(Value::Null))),
-                Outcome::Rejected { class, field } => {
+                Outcome::Rejected { class, field, .. } => {
                     return fail(format!(
                         "get_poly {hex} of {mesh}, a polygon of its own snapshot, was rejected: {class} {field}"
                     ))

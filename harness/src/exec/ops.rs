@@ -52,7 +52,16 @@ impl Exec<'_> {
         }
         let out = match self.backend.call(req) {
             Ok(Reply::Ok { fields }) => Outcome::Ok(fields),
-            Ok(Reply::Rejected { class, field, .. }) => Outcome::Rejected { class, field },
+            Ok(Reply::Rejected {
+                class,
+                field,
+                offset,
+                ..
+            }) => Outcome::Rejected {
+                class,
+                field,
+                offset,
+            },
             Ok(Reply::Unsupported {}) => {
                 return Err(Stop(Status::Unsupported, format!("{op} is unsupported")))
             }
@@ -73,11 +82,18 @@ impl Exec<'_> {
     }
 
     /// As [`Self::call`], recording the outcome in the trace.
-    fn traced(&mut self, req: &Request) -> R<Outcome> {
+    pub(super) fn traced(&mut self, req: &Request) -> R<Outcome> {
         let out = self.call(req)?;
         let line = match &out {
             Outcome::Ok(f) => format!("{} ok {}", req.op(), digest_fields(f)),
-            Outcome::Rejected { class, field } => format!("{} rejected {class} {field}", req.op()),
+            Outcome::Rejected {
+                class,
+                field,
+                offset,
+            } => match offset {
+                Some(at) => format!("{} rejected {class} {field} {at}", req.op()),
+                None => format!("{} rejected {class} {field}", req.op()),
+            },
         };
         self.run.trace.push(line);
         Ok(out)
@@ -107,6 +123,7 @@ impl Exec<'_> {
             output,
             mesh,
             input,
+            tiles: Vec::new(),
         })
     }
 

@@ -25,7 +25,7 @@ steps:
   - expect: {tile_ref: '1:0:0'}
   - add_tile: {mesh: m, tile: b, name: rb}
   - get_poly: {mesh: m, poly: ra}
-  - expect: {links: [{to: rb, kind: portal}]}
+  - expect: {links: [{to: rb, kind: portal, edge: 1, side: '+x', lo: 0, hi: 16}]}
   - snapshot: {mesh: m, mode: full, name: s}
   - expect:
       fields:
@@ -37,7 +37,7 @@ steps:
       edits:
         - set: {field: 'slot[1].generation', value: 0}
   - restore_into: {mesh: m, bytes: bad}
-  - expect: {error: {class: format, field: 'slot[1].generation'}, state: unchanged}
+  - expect: {error: {class: format, field: 'slot[1].generation', offset: 416}, state: unchanged}
 ";
 
 #[test]
@@ -60,12 +60,17 @@ fn a_scenario_passes_and_fails_without_its_patch() {
 fn wrong_expectations_fail_with_a_message() {
     for (from, to, want) in [
         ("tile_ref: '1:0:0'", "tile_ref: '2:0:0'", "tile_ref is"),
-        ("kind: portal", "kind: internal", "links are"),
+        ("hi: 16}", "hi: 8}", "links are [portal 0x0000010000100000 edge 1 side \"+x\" lo 0.0 hi 16.0], expected [portal 0x0000010000100000 edge 1 side \"+x\" lo 0.0 hi 8.0]"),
         ("slot[2].kind: 0", "slot[2].kind: 1", "slot[2].kind is 0"),
         (
-            "field: 'slot[1].generation'}, state",
-            "field: 'slot[0].generation'}, state",
+            "field: 'slot[1].generation', offset: 416}, state",
+            "field: 'slot[0].generation', offset: 416}, state",
             "expected (format, slot[0].generation)",
+        ),
+        (
+            "offset: 416}",
+            "offset: 415}",
+            "rejected (format, slot[1].generation) with offset 416; expected offset 415",
         ),
     ] {
         let r = run("snapshot/n_x", &BASE.replace(from, to));

@@ -82,9 +82,12 @@ fn validate(bytes: &[u8], kind: FileKind, library: &TileLibrary) -> Verdict {
         },
         FileKind::MeshFile => match read_mesh(bytes) {
             Ok(m) => Verdict::Valid(format!(
-                "valid mesh file: {} slots, {} tiles",
+                "valid mesh file: {} slots, {} tiles; settings digest {} (the fingerprint every \
+                 tile carries; for a mesh onav build made, of its settings and geometry, \
+                 spec/build3d.md B11)",
                 m.slot_count(),
-                m.tile_count()
+                m.tile_count(),
+                m.params().digest().to_hex()
             )),
             Err(e) => Verdict::Rejected(e),
         },
@@ -246,8 +249,11 @@ impl Inspection<'_> {
     fn value(&self, f: &Field) -> String {
         describe(
             f,
-            matches!(self.decoded.kind, FileKind::Snapshot | FileKind::CacheSnapshot)
-                .then_some(self.library),
+            matches!(
+                self.decoded.kind,
+                FileKind::Snapshot | FileKind::CacheSnapshot
+            )
+            .then_some(self.library),
         )
     }
 

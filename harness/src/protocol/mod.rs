@@ -9,14 +9,21 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod build;
 pub mod frame;
 pub mod query;
 pub mod wire;
 
 pub use frame::{read_frame, write_frame, MAX_FRAME};
 
-/// Protocol version spoken by this runner.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version this runner offers first, and the one the reference testee speaks by
+/// default (`spec/conformance.md` §6.11).
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// Every protocol version this runner and the reference testee speak, newest first. Version 2
+/// adds to version 1 the rule that a `format` or `fingerprint` rejection carries its `offset`,
+/// which the runner compares, and the string forms of non-finite floats.
+pub const PROTOCOLS: &[u32] = &[2, 1];
 
 /// Every op of protocol version 1, in the order of the specification.
 pub const OPS: &[&str] = &[
@@ -41,6 +48,7 @@ pub const OPS: &[&str] = &[
     "find_path",
     "find_straight_path",
     "raycast",
+    "build",
     "drop",
     "bye",
 ];
@@ -134,6 +142,11 @@ pub enum Request {
         mesh: Value,
         args: Value,
     },
+    /// OBJ bytes and the settings encoding to tiles (`spec/conformance.md` §6.6, `build`).
+    Build {
+        obj: String,
+        settings: String,
+    },
     Drop {
         mesh: Value,
     },
@@ -165,6 +178,7 @@ impl Request {
             Request::FindPath { .. } => "find_path",
             Request::FindStraightPath { .. } => "find_straight_path",
             Request::Raycast { .. } => "raycast",
+            Request::Build { .. } => "build",
             Request::Drop { .. } => "drop",
             Request::Bye {} => "bye",
         }
@@ -240,6 +254,12 @@ pub trait Backend {
         true
     }
 
+    /// The protocol version agreed in the handshake (a testee: the one its `hello` accepted).
+    /// From version 2 on, the runner compares the offsets of rejections.
+    fn protocol(&self) -> u32 {
+        PROTOCOL_VERSION
+    }
+
     /// The runner starts step `index` (from 1, as in reports) of a scenario, a step of kind
     /// `key`: the requests until the next call serve it. Backends ignore it; the runner's
     /// wrappers that record a case's transcript or compare it with the reference use it.
@@ -251,11 +271,38 @@ pub fn ref_to_hex(v: u64) -> String {
     format!("0x{v:016x}")
 }
 
-/// Parses `0x` and 1 to 16 hex digits.
+/// Parses `0x` (lower-case x) and 1 to 16 hex digits of either case, nothing else: no `0X`, no
+/// sign (which `from_str_radix` would take), no space (`spec/conformance.md` §6.3).
 pub fn ref_from_hex(s: &str) -> Option<u64> {
     let h = s.strip_prefix("0x")?;
-    if h.is_empty() || h.len() > 16 {
+    if h.is_empty() || h.len() > 16 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     u64::from_str_radix(h, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `spec/conformance.md` §6.3: `0x`, 1 to 16 hex digits of either case, nothing else.
+    #[test]
+    fn references_read_only_their_one_syntax() {
+        assert_eq!(ref_from_hex("0x1"), Some(1));
+        assert_eq!(ref_from_hex("0xABCdef"), Some(0xabcdef));
+        assert_eq!(ref_from_hex("0xffffffffffffffff"), Some(u64::MAX));
+        for bad in [
+            "0X1",
+            "0x+1",
+            "0x-1",
+            "0x 1",
+            "0x",
+            "1",
+            "0x10000000000000000",
+            "0x1 ",
+        ] {
+            assert_eq!(ref_from_hex(bad), None, "{bad}");
+        }
+        assert_eq!(ref_to_hex(1), "0x0000000000000001");
+    }
 }

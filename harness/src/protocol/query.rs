@@ -175,7 +175,7 @@ fn point(v: &Value, k: &str) -> Result<[f64; 3], ArgsError> {
     let a = v.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
     let mut out = [0.0; 3];
     for (o, x) in out.iter_mut().zip(a) {
-        *o = x.as_f64().ok_or_else(bad)?;
+        *o = super::wire::float_from(x).ok_or_else(bad)?;
     }
     Ok(out)
 }
@@ -270,7 +270,8 @@ impl Args {
                                         .filter(|p| p.len() == 2)
                                         .ok_or(ArgsError::AreaCostPair)?;
                                     let area = uint(&p[0], "area", 255)? as u8;
-                                    let cost = p[1].as_f64().ok_or(ArgsError::Cost)?;
+                                    let cost =
+                                        super::wire::float_from(&p[1]).ok_or(ArgsError::Cost)?;
                                     a.area_costs.push((area, cost));
                                 }
                             }

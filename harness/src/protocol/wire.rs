@@ -151,15 +151,16 @@ pub fn mesh_error_kind(e: &MeshError) -> &'static str {
 }
 
 /// The reply to a failed mesh operation. A tile whose settings digest differs from the mesh's is
-/// a fingerprint error (seed: "any mismatch … is a fingerprint error"): class `fingerprint`, field
-/// `params.settings_digest` (the digest's path in the tile argument), offset 40. Every other
-/// failure is class `mesh` with `field` naming its kind ([`mesh_error_kind`]) and no offset.
+/// a fingerprint error (seed: "any mismatch … is a fingerprint error"), with onav's own field path
+/// and offset: `params.settings_digest` at 40, the digest's place in the tile argument
+/// (`navmesh-format.md` R7.1). Every other failure is class `mesh` with `field` naming its kind
+/// ([`mesh_error_kind`]) and no offset.
 pub fn mesh_rejected(e: &MeshError) -> Reply {
     match e {
-        MeshError::Fingerprint(_) => Reply::Rejected {
+        MeshError::Fingerprint(f) => Reply::Rejected {
             class: "fingerprint".into(),
-            field: "params.settings_digest".into(),
-            offset: Some(TILE_DIGEST_OFFSET),
+            field: f.field.clone(),
+            offset: f.offset,
             message: e.to_string(),
         },
         _ => Reply::Rejected {
@@ -171,8 +172,39 @@ pub fn mesh_rejected(e: &MeshError) -> Reply {
     }
 }
 
-/// Offset of the settings digest in a tile (`ONTL`): header 8, origin 24, tile size 8.
-pub const TILE_DIGEST_OFFSET: u64 = 40;
+/// A float on the wire (`spec/conformance.md` §6.3): a finite value as a JSON number, and the
+/// strings `"inf"`, `"-inf"` and `"nan"` for the values JSON has no number for (a cost past the
+/// binary64 range, a NaN from ∞ × 0). serde_json would write all three as `null`.
+pub fn float(x: f64) -> Value {
+    if x.is_finite() {
+        Value::from(x)
+    } else if x.is_nan() {
+        Value::from("nan")
+    } else if x > 0.0 {
+        Value::from("inf")
+    } else {
+        Value::from("-inf")
+    }
+}
+
+/// Floats on the wire, each as [`float`].
+pub fn floats(xs: &[f64]) -> Value {
+    Value::Array(xs.iter().map(|&x| float(x)).collect())
+}
+
+/// Reads a float of the wire form of [`float`]: a JSON number or one of the three strings.
+pub fn float_from(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        _ => None,
+    }
+}
 
 /// `rejected` / `mesh` / `invalid_poly_ref` for a reference no polygon can have (0, or a
 /// generation of 0): onav cannot even represent it, but the answer is the same as for any other
@@ -269,7 +301,25 @@ mod tests {
         let d = crate::files::decode::decode(&other.tiles()[0].to_bytes());
         assert_eq!(
             d.field("params.settings_digest").unwrap().offset,
-            TILE_DIGEST_OFFSET
+            40 // header 8, origin 24, tile size 8 (`navmesh-format.md` §3.1)
         );
+    }
+
+    #[test]
+    fn non_finite_floats_have_a_wire_form_and_read_back() {
+        for (x, w) in [
+            (f64::INFINITY, "\"inf\""),
+            (f64::NEG_INFINITY, "\"-inf\""),
+            (f64::NAN, "\"nan\""),
+            (-0.0, "-0.0"),
+            (0.30000000000000004, "0.30000000000000004"),
+        ] {
+            let v = float(x);
+            assert_eq!(v.to_string(), w);
+            let back = float_from(&v).unwrap();
+            assert!(back.to_bits() == x.to_bits() || (x.is_nan() && back.is_nan()));
+        }
+        assert_eq!(float_from(&Value::from("Infinity")), None);
+        assert_eq!(float_from(&Value::Null), None);
     }
 }

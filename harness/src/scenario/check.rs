@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::anchors::is_anchor;
+use super::build::golden_labels;
 use super::features::{is_feature, FEATURES};
 use super::model::*;
 use super::numbers::{parse_hex, NumberError};
@@ -178,6 +179,24 @@ pub enum StepError {
     /// `error` with an `outcome` other than `rejected`.
     #[error("error implies outcome: rejected")]
     ErrorNotRejected,
+    /// An error class that does not exist.
+    #[error("error class {class:?} is not format, fingerprint, mesh, query or build")]
+    ErrorClass {
+        /// The class.
+        class: String,
+    },
+    /// A `format` or `fingerprint` error without its offset.
+    #[error("a {class} error states its offset (spec/conformance.md §6.4.1)")]
+    OffsetNeeded {
+        /// The class.
+        class: String,
+    },
+    /// A `mesh` or `query` error with an offset: such rejections carry none.
+    #[error("a {class} rejection carries no offset")]
+    OffsetNotCarried {
+        /// The class.
+        class: String,
+    },
     /// `state: unchanged` after a step that acts on no mesh.
     #[error("{step} has no mesh state before it")]
     NoStateBefore {
@@ -195,6 +214,22 @@ pub enum StepError {
     LinkKind {
         /// The kind.
         kind: String,
+    },
+    /// A link expectation without every field of its kind, or with another kind's.
+    #[error("a {kind} link states exactly {needs} (navmesh-format.md K2)")]
+    LinkFields {
+        /// The kind.
+        kind: String,
+        /// The fields it needs.
+        needs: &'static str,
+    },
+    /// A side or an end that is not one of the names.
+    #[error("{value:?} is not a {what}")]
+    LinkValue {
+        /// `side` or `end`.
+        what: &'static str,
+        /// The value.
+        value: String,
     },
     /// A golden label of other characters.
     #[error("golden label {label:?}: use a-z, 0-9, '-' and '_'")]
@@ -233,7 +268,7 @@ pub enum StepError {
         file: String,
     },
     /// `bytes` with both or neither of `hex` and `file`.
-    #[error("bytes: give hex or file")]
+    #[error("bytes: give hex, file or text")]
     BytesSource,
     /// A `params` block that is not 68 bytes.
     #[error("params is the 68-byte parameter block")]
@@ -259,6 +294,21 @@ pub enum StepError {
     /// `splice` with `until` but not `before`.
     #[error("splice: until goes with before")]
     SpliceUntil,
+    /// `tiles` after a step that is not a `build`.
+    #[error("{step} is not a build: tiles goes with build")]
+    NotABuild {
+        /// The step checked.
+        step: &'static str,
+    },
+    /// `golden` after a `build` without the `tiles` that name its goldens.
+    #[error("a build's golden needs tiles: one golden per tile listed")]
+    BuildGoldenWithoutTiles,
+    /// `like` naming something other than a `settings` step.
+    #[error("{name:?} is not a settings step")]
+    NotSettings {
+        /// The name.
+        name: String,
+    },
 }
 
 impl From<RangeError> for StepError {
@@ -424,6 +474,8 @@ struct Checker {
     implied: BTreeSet<&'static str>,
     /// Golden labels so far.
     labels: BTreeSet<String>,
+    /// The names of `settings` steps so far (what `like` may name).
+    settings: BTreeSet<String>,
     /// Expectations that admit a rejection.
     rejections: usize,
     /// Expectations with an error class and field.
@@ -507,6 +559,17 @@ impl Checker {
         if e.error.is_some() && e.outcome.is_some_and(|o| o != OutcomeKind::Rejected) {
             return Err(StepError::ErrorNotRejected);
         }
+        if let Some(err) = &e.error {
+            let class = err.class.clone();
+            match (err.class.as_str(), err.offset) {
+                ("format" | "fingerprint", None) => return Err(StepError::OffsetNeeded { class }),
+                ("mesh" | "query" | "build", Some(_)) => {
+                    return Err(StepError::OffsetNotCarried { class })
+                }
+                ("format" | "fingerprint" | "mesh" | "query" | "build", _) => {}
+                _ => return Err(StepError::ErrorClass { class }),
+            }
+        }
         if e.state.is_some() || e.same_state.is_some() {
             self.implied.insert("links");
             let acts_on_mesh = prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
@@ -529,18 +592,22 @@ impl Checker {
         }
         for l in e.links.iter().flatten() {
             scope.want_ref(&l.to)?;
-            if !["internal", "portal", "to_off_mesh", "from_off_mesh"].contains(&l.kind.as_str()) {
-                return Err(StepError::LinkKind {
-                    kind: l.kind.clone(),
-                });
-            }
+            link_fields(l)?;
+        }
+        if e.tiles.is_some() && !matches!(prev, Step::Build(_)) {
+            return Err(StepError::NotABuild { step: prev.key() });
+        }
+        if matches!(prev, Step::Build(_)) && e.golden.is_some() && e.tiles.is_none() {
+            return Err(StepError::BuildGoldenWithoutTiles);
         }
         if let Some(g) = &e.golden {
             if !valid_label(g) {
                 return Err(StepError::GoldenLabel { label: g.clone() });
             }
+        }
+        for g in golden_labels(e) {
             if !self.labels.insert(g.clone()) {
-                return Err(StepError::GoldenTwice { label: g.clone() });
+                return Err(StepError::GoldenTwice { label: g });
             }
         }
         if let Some(q) = &e.query {
@@ -609,15 +676,16 @@ impl Checker {
                 }
             }
             Step::Bytes(b) => {
-                match (&b.hex, &b.file) {
-                    (Some(h), None) => {
+                match (&b.hex, &b.file, &b.text) {
+                    (Some(h), None, None) => {
                         parse_hex(h)?;
                     }
-                    (None, Some(f)) => {
+                    (None, Some(f), None) => {
                         if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
                             return Err(StepError::BytesFile { file: f.clone() });
                         }
                     }
+                    (None, None, Some(_)) => {}
                     _ => return Err(StepError::BytesSource),
                 }
                 scope.def(&b.name, Kind::Bytes)?;
@@ -731,6 +799,24 @@ impl Checker {
                 }
                 scope.def(&p.name, Kind::Bytes)?;
             }
+            Step::Settings(st) => {
+                if let Some(l) = &st.like {
+                    scope.want(l, Kind::Bytes)?;
+                    if !self.settings.contains(l) {
+                        return Err(StepError::NotSettings { name: l.clone() });
+                    }
+                }
+                scope.def(&st.name, Kind::Bytes)?;
+                self.settings.insert(st.name.clone());
+            }
+            Step::Build(b) => {
+                implied.insert("build3d");
+                bytes(scope, &b.obj)?;
+                bytes(scope, &b.settings)?;
+                if let Some(n) = &b.name {
+                    scope.def(n, Kind::Bytes)?;
+                }
+            }
             Step::Expect(_) | Step::Continue(_) => {}
             Step::FindNearestPoly(q)
             | Step::FindPath(q)
@@ -747,6 +833,57 @@ impl Checker {
         }
         Ok(())
     }
+}
+
+/// A link expectation states every field of its kind and no other.
+fn link_fields(l: &LinkExpect) -> Result<(), StepError> {
+    let have = (
+        l.edge.is_some(),
+        l.side.is_some(),
+        l.lo.is_some() && l.hi.is_some(),
+        l.lo.is_some() || l.hi.is_some(),
+        l.end.is_some(),
+    );
+    let (ok, needs) = match l.kind.as_str() {
+        "internal" => (have == (true, false, false, false, false), "edge"),
+        "portal" => (
+            have == (true, true, true, true, false),
+            "edge, side, lo and hi",
+        ),
+        "to_off_mesh" | "from_off_mesh" => (have == (false, false, false, false, true), "end"),
+        _ => {
+            return Err(StepError::LinkKind {
+                kind: l.kind.clone(),
+            })
+        }
+    };
+    if !ok {
+        return Err(StepError::LinkFields {
+            kind: l.kind.clone(),
+            needs,
+        });
+    }
+    if let Some(side) = l
+        .side
+        .as_ref()
+        .filter(|s| !["+x", "+z", "-x", "-z"].contains(&s.as_str()))
+    {
+        return Err(StepError::LinkValue {
+            what: "side (+x, +z, -x, -z)",
+            value: side.clone(),
+        });
+    }
+    if let Some(end) = l
+        .end
+        .as_ref()
+        .filter(|e| !["start", "end"].contains(&e.as_str()))
+    {
+        return Err(StepError::LinkValue {
+            what: "link end (start, end)",
+            value: end.clone(),
+        });
+    }
+    Ok(())
 }
 
 fn patch_edit(e: &PatchEdit, scope: &Scope) -> Result<(), StepError> {

@@ -22,7 +22,7 @@ steps:
       edits:
         - set: {field: magic, value: '0x58535058'}
   - restore: {bytes: bad, name: m2}
-  - expect: {error: {class: format, field: magic}}
+  - expect: {error: {class: format, field: magic, offset: 0}}
 ";
 
 fn check_error(id: &str, text: &str) -> CheckError {
@@ -90,7 +90,10 @@ fn load_checks() {
         ),
         (
             n,
-            OK.replace("{error: {class: format, field: magic}}", "{outcome: any}"),
+            OK.replace(
+                "{error: {class: format, field: magic, offset: 0}}",
+                "{outcome: any}",
+            ),
             CheckError::RejectWithoutError,
         ),
         (
@@ -156,9 +159,95 @@ fn load_checks() {
             OK.replace("field: magic, value: '0x58535058'", "offset: 0, hex: '585'"),
             step(6, NumberError::OddHexDigits { count: 3 }),
         ),
+        (
+            n,
+            OK.replace("field: magic, offset: 0}", "field: magic}"),
+            step(
+                8,
+                StepError::OffsetNeeded {
+                    class: "format".into(),
+                },
+            ),
+        ),
+        (
+            n,
+            OK.replace(
+                "class: format, field: magic, offset: 0",
+                "class: mesh, field: magic, offset: 0",
+            ),
+            step(
+                8,
+                StepError::OffsetNotCarried {
+                    class: "mesh".into(),
+                },
+            ),
+        ),
+        (
+            n,
+            OK.replace(
+                "class: format, field: magic",
+                "class: formatt, field: magic",
+            ),
+            step(
+                8,
+                StepError::ErrorClass {
+                    class: "formatt".into(),
+                },
+            ),
+        ),
     ];
     for (id, text, want) in cases {
         assert_eq!(check_error(id, &text), want, "{id}");
+    }
+    // Link expectations state every field of their kind and no other.
+    let links = |l: &str| {
+        OK.replace(
+            "name: ra}",
+            &format!(
+                "name: ra}}\n  - get_poly: {{mesh: m, poly: ra}}\n  - expect: {{links: [{l}]}}"
+            ),
+        )
+        .replace("[navmesh, ", "[links, navmesh, ")
+    };
+    load_str(n, &links("{to: ra, kind: internal, edge: 2}")).unwrap();
+    load_str(n, &links("{to: ra, kind: from_off_mesh, end: end}")).unwrap();
+    for (l, want) in [
+        (
+            "{to: ra, kind: portal, edge: 1, side: '+x', lo: 0}",
+            StepError::LinkFields {
+                kind: "portal".into(),
+                needs: "edge, side, lo and hi",
+            },
+        ),
+        (
+            "{to: ra, kind: internal, edge: 1, end: start}",
+            StepError::LinkFields {
+                kind: "internal".into(),
+                needs: "edge",
+            },
+        ),
+        (
+            "{to: ra, kind: to_off_mesh}",
+            StepError::LinkFields {
+                kind: "to_off_mesh".into(),
+                needs: "end",
+            },
+        ),
+        (
+            "{to: ra, kind: portal, edge: 1, side: 'x', lo: 0, hi: 1}",
+            StepError::LinkValue {
+                what: "side (+x, +z, -x, -z)",
+                value: "x".into(),
+            },
+        ),
+        (
+            "{to: ra, kind: bridge}",
+            StepError::LinkKind {
+                kind: "bridge".into(),
+            },
+        ),
+    ] {
+        assert_eq!(check_error(n, &links(l)), step(6, want), "{l}");
     }
     // Errors the YAML reader gives, with line and column.
     for (text, want) in [

@@ -35,6 +35,10 @@ pub const FEATURES: &[(&str, &str)] = &[
     ("query-path", "find_path"),
     ("query-straight-path", "find_straight_path"),
     ("query-raycast", "raycast"),
+    (
+        "build3d",
+        "the 3D builder: build tiles from OBJ geometry and settings (spec/build3d.md)",
+    ),
 ];
 
 /// True when `name` is in the registry.

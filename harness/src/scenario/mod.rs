@@ -6,6 +6,7 @@
 //! Numbers that feed bytes are read as their source text so that they can be checked exactly.
 
 pub mod anchors;
+pub mod build;
 pub mod check;
 pub mod features;
 pub mod load;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::build::{BuildStep, SettingsStep};
 use super::numbers::Exact;
 use super::query::{QueryExpect, QueryStep};
 
@@ -174,8 +175,9 @@ pub struct TilesStep {
     pub names: Vec<String>,
 }
 
-/// `bytes`: inline bytes written as commented hex chunks, or read from a file (relative to the
-/// scenario's folder; in a compiled suite, to its `bytes/` folder).
+/// `bytes`: inline bytes written as commented hex chunks, the UTF-8 bytes of a text (OBJ
+/// geometry), or read from a file (relative to the scenario's folder; in a compiled suite, to its
+/// `bytes/` folder).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -185,6 +187,8 @@ pub struct BytesStep {
     pub hex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// One expected byte run of an output (the compiled form of `fields`).
@@ -549,6 +553,11 @@ pub struct ErrorExpect {
     pub class: String,
     /// The spec field path.
     pub field: String,
+    /// The byte offset of the offending field in the input the request carried (compared when
+    /// the testee speaks protocol 2; required for classes `format` and `fingerprint`, absent for
+    /// `mesh` and `query`, whose rejections carry none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 /// The mesh state after the step.
@@ -559,14 +568,31 @@ pub enum StateExpect {
     Unchanged,
 }
 
-/// An expected link of `get_poly`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// An expected link of `get_poly`: every field of its kind (`navmesh-format.md` K2), checked at
+/// load: `edge` for `internal`; `edge`, `side`, `lo` and `hi` for `portal`; `end` for
+/// `to_off_mesh` and `from_off_mesh`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkExpect {
     /// The target polygon (a reference).
     pub to: String,
     /// `internal`, `portal`, `to_off_mesh` or `from_off_mesh`.
     pub kind: String,
+    /// The source polygon's edge (internal and portal links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<u8>,
+    /// The cell side of a portal link: `+x`, `+z`, `-x` or `-z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    /// The start of a portal link's overlap along the side's axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lo: Option<Exact>,
+    /// The end of a portal link's overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hi: Option<Exact>,
+    /// Which end of the off-mesh link: `start` or `end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
 }
 
 /// `expect`: checks on the outcome and output of the step just before it. Without `outcome`
@@ -629,6 +655,10 @@ pub struct Expect {
     /// A query answered these values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<QueryExpect>,
+    /// A `build` gave tiles at these positions [column, row, layer], in this order; with
+    /// `golden`, each tile is a golden of its own (`scenario::build::tile_label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<Vec<(i32, i32, u32)>>,
 }
 
 impl Expect {
@@ -683,6 +713,8 @@ pub enum Step {
     FindPath(Box<QueryStep>),
     FindStraightPath(Box<QueryStep>),
     Raycast(Box<QueryStep>),
+    Settings(Box<SettingsStep>),
+    Build(BuildStep),
 }
 
 impl Step {
@@ -717,6 +749,8 @@ impl Step {
             Step::FindPath(_) => "find_path",
             Step::FindStraightPath(_) => "find_straight_path",
             Step::Raycast(_) => "raycast",
+            Step::Settings(_) => "settings",
+            Step::Build(_) => "build",
         }
     }
 
@@ -748,6 +782,7 @@ impl Step {
                 | Step::Bytes(_)
                 | Step::RawTile(_)
                 | Step::Patch(_)
+                | Step::Settings(_)
         )
     }
 }

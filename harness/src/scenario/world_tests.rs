@@ -195,6 +195,8 @@ fn the_generator_runs_at_the_bounds() {
 }
 
 /// Just beyond W6 the generator overflows (with overflow checks it panics): the cap is needed.
+/// Only where overflow is checked (`cargo test`; a release build wraps instead).
+#[cfg(debug_assertions)]
 #[test]
 fn beyond_the_coordinate_cap_the_generator_overflows() {
     let w = WorldSpec {

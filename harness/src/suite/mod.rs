@@ -142,7 +142,7 @@ pub fn declared_goldens(c: &Case) -> Vec<String> {
         for s in steps {
             match s {
                 Step::Expect(e) => {
-                    if let Some(g) = &e.golden {
+                    for g in scenario::build::golden_labels(e) {
                         out.push(format!("{id}/{g}"));
                     }
                 }

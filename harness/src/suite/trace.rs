@@ -204,12 +204,60 @@ pub fn write_case(
     if !files.is_empty() {
         let f = d.join(FILES);
         std::fs::create_dir_all(&f).map_err(|e| io(&f, e))?;
-        for (name, bytes) in files {
+        for (name, bytes) in &files {
             let p = f.join(name);
             std::fs::write(&p, bytes).map_err(|e| io(&p, e))?;
         }
     }
+    for (name, svg) in pictures(&files) {
+        let p = d.join(name);
+        std::fs::write(&p, svg).map_err(|e| io(&p, e))?;
+    }
     Ok(d)
+}
+
+/// The pictures of a case folder (`onav draw`, spec/conformance.md §4.8): `difference.svg`, the
+/// first reply that differs from the reference's drawn beside it with the difference marked,
+/// and `got.svg`, the testee's last reply that is a tile, mesh file or snapshot. Referenced
+/// snapshots find their tiles among the tiles and libraries the case's requests carried.
+fn pictures(files: &[(String, Vec<u8>)]) -> Vec<(&'static str, String)> {
+    use crate::draw::{diff_picture, draw, Input, Queries, View};
+    use crate::files::decode::FileKind;
+    let mut library = onav::TileLibrary::new();
+    for (name, bytes) in files {
+        if name.contains("-request-") {
+            // Bytes that are no tile, mesh file or snapshot add nothing; that is not an error here.
+            let _ = crate::files::inspect::add_to_library(&mut library, bytes);
+        }
+    }
+    let input = |name: &str, bytes: &[u8]| Input {
+        name: name.to_owned(),
+        bytes: bytes.to_vec(),
+    };
+    let mut out = Vec::new();
+    let reference = files.iter().find(|(n, _)| n.contains("-reference-"));
+    if let Some((name, expected)) = reference {
+        let twin = name.replacen("-reference-", "-reply-", 1);
+        if let Some((_, got)) = files.iter().find(|(n, _)| *n == twin) {
+            let a = input(&format!("expected (reference) {name}"), expected);
+            let b = input(&format!("got (testee) {twin}"), got);
+            out.push(("difference.svg", diff_picture(&a, &b, &library)));
+        }
+    }
+    let last = files
+        .iter()
+        .rev()
+        .find(|(n, b)| n.contains("-reply-") && FileKind::of(b) != FileKind::Unknown);
+    if let Some((name, bytes)) = last {
+        let svg = draw(
+            &[input(name, bytes)],
+            &library,
+            &View::default(),
+            &Queries::default(),
+        );
+        out.push(("got.svg", svg));
+    }
+    out
 }
 
 /// Writes the folder of every case `which` selects, and the index; returns how many.

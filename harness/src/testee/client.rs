@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::protocol::{
-    read_frame, write_frame, Backend, BackendFailure, Reply, Request, MAX_FRAME, PROTOCOL_VERSION,
+    read_frame, write_frame, Backend, BackendFailure, Reply, Request, MAX_FRAME, PROTOCOLS,
 };
 
 use crate::limits::{DEFAULT_TIMEOUT, STDERR_TAIL};
@@ -67,7 +67,7 @@ pub enum TesteeError {
     #[error("no hello reply within {0:?}")]
     HelloTimeout(Duration),
     /// The testee refused this protocol version.
-    #[error("the testee refused protocol {PROTOCOL_VERSION}: {message}")]
+    #[error("the testee refused protocols {PROTOCOLS:?}: {message}")]
     Refused {
         /// What it said.
         message: String,
@@ -82,7 +82,7 @@ pub enum TesteeError {
     #[error("malformed hello reply: {0}")]
     Malformed(serde_json::Error),
     /// Another protocol version.
-    #[error("the testee speaks protocol {version}, the runner {PROTOCOL_VERSION}")]
+    #[error("the testee answered protocol {version} to a hello offering another")]
     Protocol {
         /// Its `protocol`.
         version: serde_json::Value,
@@ -195,6 +195,8 @@ pub struct Hello {
     pub ops: BTreeSet<String>,
     /// The features it has.
     pub features: BTreeSet<String>,
+    /// The protocol version it accepted (the first of [`PROTOCOLS`] it did not refuse).
+    pub protocol: u32,
 }
 
 /// A reader that keeps the last 4 bytes read: after a frame's length is refused they are that
@@ -471,11 +473,23 @@ fn start(argv: &[String], timeout: Duration) -> Result<(Proc, Hello), TesteeErro
     }
 }
 
+/// Offers each version of [`PROTOCOLS`], newest first: a testee refuses a version it does not
+/// speak with an `error` reply (`spec/conformance.md` §6.5), and the next one is offered.
 fn handshake(p: &mut Proc, timeout: Duration) -> Result<Hello, TesteeError> {
-    let json = serde_json::to_vec(&Request::Hello {
-        protocol: PROTOCOL_VERSION,
+    let mut refused = None;
+    for &protocol in PROTOCOLS {
+        match hello(p, timeout, protocol) {
+            Err(TesteeError::Refused { message }) => refused = Some(message),
+            other => return other,
+        }
+    }
+    Err(TesteeError::Refused {
+        message: refused.unwrap_or_default(),
     })
-    .map_err(TesteeError::Encode)?;
+}
+
+fn hello(p: &mut Proc, timeout: Duration, protocol: u32) -> Result<Hello, TesteeError> {
+    let json = serde_json::to_vec(&Request::Hello { protocol }).map_err(TesteeError::Encode)?;
     let frame = p.exchange(&json, timeout).map_err(|f| match f {
         BackendFailure::Crash(m) => TesteeError::HelloFailed(m),
         BackendFailure::Timeout => TesteeError::HelloTimeout(timeout),
@@ -487,7 +501,7 @@ fn handshake(p: &mut Proc, timeout: Duration) -> Result<Hello, TesteeError> {
         Err(e) => return Err(TesteeError::Malformed(e)),
     };
     if let Some(v) = fields.get("protocol") {
-        if v.as_u64() != Some(u64::from(PROTOCOL_VERSION)) {
+        if v.as_u64() != Some(u64::from(protocol)) {
             return Err(TesteeError::Protocol { version: v.clone() });
         }
     }
@@ -515,6 +529,7 @@ fn handshake(p: &mut Proc, timeout: Duration) -> Result<Hello, TesteeError> {
             .to_owned(),
         ops: strings("ops")?,
         features: strings("features")?,
+        protocol,
     })
 }
 
@@ -525,6 +540,10 @@ impl Backend for TesteeBackend {
 
     fn has_feature(&self, feature: &str) -> bool {
         TesteeBackend::has_feature(self, feature)
+    }
+
+    fn protocol(&self) -> u32 {
+        self.hello.protocol
     }
 
     fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure> {

@@ -2,6 +2,12 @@
 //! it in one known way, served by the hidden `onav testee --mutant NAME`. The suite must catch
 //! every one of them: a runner that passes a mutant is broken.
 //!
+//! Two families. The *transport* mutants (`accept-every-restore` … `hang-on:OP`) break the
+//! protocol or whole ops. The *rule* mutants ([`RULE_MUTANTS`]) each break one rule of the specs
+//! the way a port could, by rewriting the reference's replies or checking in another order; each
+//! names the scenarios that must catch it, and the tests below run the whole suite against every
+//! one of them (`spec/conformance.md` §6.10).
+//!
 //! [`MutantKind::CrashOnOp`] and [`MutantKind::Hang`] end or block the process that runs them, so
 //! they only make sense inside a testee process.
 
@@ -9,6 +15,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::files::decode::{decode, Value as DValue};
 use crate::protocol::wire;
 use crate::protocol::{Backend, BackendFailure, Reply, Request};
 
@@ -30,7 +37,170 @@ pub enum MutantKind {
     CrashOnOp(u32),
     /// `hang-on:OP` (`hang` is `hang-on:snapshot`): never answers op OP (and so nothing after it).
     Hang(String),
+    /// One of the rule mutants (`RULE_MUTANTS`), by name.
+    Rule(Rule),
 }
+
+/// A rule mutant: one rule of the specs broken the way a port could break it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rule {
+    /// Speaks only protocol 1 (refuses `hello` 2); otherwise correct. Not a deviation: the runner
+    /// must run it, without comparing offsets.
+    Protocol1,
+    /// Format and fingerprint rejections carry no offset.
+    DropOffsets,
+    /// Every offset one too large.
+    OffsetPlusOne,
+    /// Offsets of errors inside a nested tile are relative to that tile, not to the input.
+    NestedOffsetsRelative,
+    /// Off-mesh link ends named the other way round (`start` ↔ `end`).
+    SwapLinkEnd,
+    /// A portal link's `lo` and `hi` exchanged.
+    SwapPortalLoHi,
+    /// Every edge link reports edge 0.
+    ZeroLinkEdge,
+    /// A portal link names the opposite side.
+    PortalSideOpposite,
+    /// The fingerprint error of `add_tile` / `replace_tile` named `tile.params.settings_digest`
+    /// without an offset (the old text of R7.1).
+    FingerprintFieldTilePrefixed,
+    /// A grid mismatch of `add_tile` / `replace_tile` reported as a format error at `params`
+    /// (one reading of the old P7).
+    ParamsMismatchAsFormat,
+    /// `set_poly_area` checks the reference before the area.
+    AreaCheckAfterRef,
+    /// `add_tile` checks the position before the digest and the grid.
+    PositionBeforeDigest,
+    /// `add_tile` and `replace_tile` compare the grid before the digest.
+    ParamsBeforeDigest,
+    /// `replace_tile` looks for the tile at the position before the digest and the grid.
+    NoTileFirst,
+    /// `add_tile` checks for a free slot before the position.
+    NoFreeSlotBeforePosition,
+    /// `replace_tile` needs a free slot, as `add_tile` does (the old text of cf §6.6).
+    ReplaceNeedsFreeSlot,
+    /// `remove_tile` ignores the polygon bits of its reference.
+    RemoveIgnoresPolygonBits,
+    /// A tile on layer 255 is refused (T4 read as `< 255`).
+    Layer255Rejected,
+    /// A mesh of 1 048 575 slots is refused (P5 read as `< 1 048 575`).
+    SlotsMaxRejected,
+    /// A subnormal tile size is refused (P3 read as "normal and > 0").
+    SubnormalSizeRejected,
+    /// Area 63 is refused (R12 read as `< 63`).
+    Area63Rejected,
+}
+
+/// Every rule mutant: its name, what it breaks, and the cases that must catch it.
+pub const RULE_MUTANTS: &[(Rule, &str, &[&str])] = &[
+    (Rule::Protocol1, "protocol-1", &[]),
+    (
+        Rule::DropOffsets,
+        "drop-offsets",
+        &["tile/n_magic", "navmesh/n_add-fingerprint"],
+    ),
+    (
+        Rule::OffsetPlusOne,
+        "offset-plus-one",
+        &["tile/n_version", "snapshot/n_kind"],
+    ),
+    (
+        Rule::NestedOffsetsRelative,
+        "nested-offsets-relative",
+        &["snapshot/n_inline-tile-invalid", "meshfile/n_tile-invalid"],
+    ),
+    (
+        Rule::SwapLinkEnd,
+        "swap-link-end",
+        &["navmesh/y_off-mesh-link-landings"],
+    ),
+    (
+        Rule::SwapPortalLoHi,
+        "swap-portal-lo-hi",
+        &["navmesh/y_stitch-four-sides"],
+    ),
+    (
+        Rule::ZeroLinkEdge,
+        "zero-link-edge",
+        &["navmesh/y_stitch-internal-links"],
+    ),
+    (
+        Rule::PortalSideOpposite,
+        "portal-side-opposite",
+        &["navmesh/y_stitch-four-sides"],
+    ),
+    (
+        Rule::FingerprintFieldTilePrefixed,
+        "fingerprint-field-tile-prefixed",
+        &["navmesh/n_add-fingerprint", "navmesh/n_replace-fingerprint"],
+    ),
+    (
+        Rule::ParamsMismatchAsFormat,
+        "params-mismatch-as-format",
+        &[
+            "navmesh/n_add-params-mismatch",
+            "navmesh/n_replace-params-mismatch",
+        ],
+    ),
+    (
+        Rule::AreaCheckAfterRef,
+        "area-check-after-ref",
+        &["navmesh/n_set-area-above-63-stale"],
+    ),
+    (
+        Rule::PositionBeforeDigest,
+        "position-before-digest",
+        &[
+            "navmesh/n_add-fingerprint-before-position",
+            "navmesh/n_add-params-before-position",
+        ],
+    ),
+    (
+        Rule::ParamsBeforeDigest,
+        "params-before-digest",
+        &["navmesh/n_add-fingerprint-before-params"],
+    ),
+    (
+        Rule::NoTileFirst,
+        "no-tile-first",
+        &["navmesh/n_replace-fingerprint-before-no-tile"],
+    ),
+    (
+        Rule::NoFreeSlotBeforePosition,
+        "no-free-slot-before-position",
+        &["navmesh/n_add-position-before-no-free-slot"],
+    ),
+    (
+        Rule::ReplaceNeedsFreeSlot,
+        "replace-needs-free-slot",
+        &["navmesh/y_replace-in-full-mesh"],
+    ),
+    (
+        Rule::RemoveIgnoresPolygonBits,
+        "remove-ignores-polygon-bits",
+        &["navmesh/n_remove-with-polygon-bits"],
+    ),
+    (
+        Rule::Layer255Rejected,
+        "layer-255-rejected",
+        &["tile/y_layer-255"],
+    ),
+    (
+        Rule::SlotsMaxRejected,
+        "slots-max-rejected",
+        &["navmesh/y_new-mesh-slot-count-max"],
+    ),
+    (
+        Rule::SubnormalSizeRejected,
+        "subnormal-size-rejected",
+        &["navmesh/y_new-mesh-tile-size-subnormal"],
+    ),
+    (
+        Rule::Area63Rejected,
+        "area-63-rejected",
+        &["navmesh/y_area-flags-edits"],
+    ),
+];
 
 /// A mutant name `onav testee --mutant` does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,7 +218,7 @@ pub enum MutantError {
         op: String,
     },
     /// No mutant of that name.
-    #[error("unknown mutant {name:?}; known: {}", MUTANT_NAMES.join(", "))]
+    #[error("unknown mutant {name:?}; known: {}", mutant_names().join(", "))]
     Unknown {
         /// The name.
         name: String,
@@ -64,6 +234,13 @@ impl FromStr for MutantKind {
             "reject-every-restore" => Self::RejectEveryRestore,
             "flip-snapshot-byte" => Self::FlipSnapshotByte,
             "hang" => Self::Hang("snapshot".into()),
+            _ if RULE_MUTANTS.iter().any(|m| m.1 == s) => Self::Rule(
+                RULE_MUTANTS
+                    .iter()
+                    .find(|m| m.1 == s)
+                    .map(|m| m.0)
+                    .unwrap_or(Rule::Protocol1),
+            ),
             _ => {
                 if let Some(k) = s.strip_prefix("crash-on-op:") {
                     match k.parse() {
@@ -87,7 +264,8 @@ impl FromStr for MutantKind {
     }
 }
 
-/// The mutant names `onav testee --mutant` accepts.
+/// The transport mutant names `onav testee --mutant` accepts (and every name of
+/// [`RULE_MUTANTS`]).
 pub const MUTANT_NAMES: &[&str] = &[
     "accept-every-restore",
     "reject-every-restore",
@@ -95,7 +273,17 @@ pub const MUTANT_NAMES: &[&str] = &[
     "crash-on-op:K",
     "hang-on:OP",
     "hang",
+    "RULE (see RULE_MUTANTS)",
 ];
+
+/// Every name `onav testee --mutant` accepts.
+pub fn mutant_names() -> Vec<&'static str> {
+    MUTANT_NAMES[..MUTANT_NAMES.len() - 1]
+        .iter()
+        .copied()
+        .chain(RULE_MUTANTS.iter().map(|m| m.1))
+        .collect()
+}
 
 /// A backend broken in one known way.
 #[derive(Debug)]
@@ -141,6 +329,13 @@ impl<B: Backend> Backend for Mutant<B> {
         self.inner.has_feature(feature)
     }
 
+    fn protocol(&self) -> u32 {
+        match self.kind {
+            MutantKind::Rule(Rule::Protocol1) => 1,
+            _ => self.inner.protocol(),
+        }
+    }
+
     fn call(&mut self, req: &Request) -> Result<Reply, BackendFailure> {
         if !matches!(req, Request::Hello { .. }) {
             self.ops = self.ops.saturating_add(1);
@@ -182,15 +377,368 @@ impl<B: Backend> Backend for Mutant<B> {
                 }
                 Ok(r)
             }
+            MutantKind::Rule(rule) => {
+                let rule = *rule;
+                self.rule_call(rule, req)
+            }
             _ => self.inner.call(req),
         }
+    }
+}
+
+/// The rejection a reply carries, mutably.
+fn rejection(r: &mut Reply) -> Option<(&mut String, &mut String, &mut Option<u64>)> {
+    match r {
+        Reply::Rejected {
+            class,
+            field,
+            offset,
+            ..
+        } => Some((class, field, offset)),
+        _ => None,
+    }
+}
+
+/// A `mesh` rejection of kind `field`.
+fn mesh_rejection(field: &str) -> Reply {
+    Reply::Rejected {
+        class: "mesh".into(),
+        field: field.into(),
+        offset: None,
+        message: format!("mutant: {field}"),
+    }
+}
+
+/// A `format` rejection of `field` at `offset`.
+fn format_rejection(field: &str, offset: u64) -> Reply {
+    Reply::Rejected {
+        class: "format".into(),
+        field: field.into(),
+        offset: Some(offset),
+        message: format!("mutant: {field}"),
+    }
+}
+
+/// A tile position: column, row, layer.
+type Position = (i64, i64, u64);
+
+/// The position written in tile bytes.
+fn tile_position(tile: &[u8]) -> Option<Position> {
+    let d = decode(tile);
+    match (
+        &d.field("position.column")?.value,
+        &d.field("position.row")?.value,
+        &d.field("position.layer")?.value,
+    ) {
+        (DValue::I(c), DValue::I(r), DValue::U(l)) => Some((*c, *r, *l)),
+        _ => None,
+    }
+}
+
+impl<B: Backend> Mutant<B> {
+    /// A mesh's Full snapshot.
+    fn mesh_snapshot(&mut self, mesh: &Value) -> Option<Vec<u8>> {
+        let r = self
+            .inner
+            .call(&Request::Snapshot {
+                mesh: mesh.clone(),
+                mode: "full".into(),
+            })
+            .ok()?;
+        let Reply::Ok { fields } = r else { return None };
+        wire::unb64("bytes", fields.get("bytes")?.as_str()?).ok()
+    }
+
+    /// The positions of the tiles of a mesh and its count of free slots, from its Full snapshot.
+    fn mesh_positions(&mut self, mesh: &Value) -> Option<(Vec<Position>, usize)> {
+        let b = self.mesh_snapshot(mesh)?;
+        // One pass over the decoded fields (a mesh may have 1 048 575 slots): a slot's `kind`
+        // comes before its tile's position fields.
+        let mut positions = Vec::new();
+        let mut free = 0;
+        let (mut column, mut row) = (None, None);
+        for f in decode(&b).fields {
+            let Some(rest) = f.path.strip_prefix("slot[") else {
+                continue;
+            };
+            let Some((_, key)) = rest.split_once("].") else {
+                continue;
+            };
+            match (key, &f.value) {
+                ("kind", DValue::U(0)) => free += 1,
+                ("tile.position.column", DValue::I(c)) => column = Some(*c),
+                ("tile.position.row", DValue::I(r)) => row = Some(*r),
+                ("tile.position.layer", DValue::U(l)) => {
+                    if let (Some(c), Some(r)) = (column.take(), row.take()) {
+                        positions.push((c, r, *l));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some((positions, free))
+    }
+
+    /// A request answered by the reference with one rule broken.
+    fn rule_call(&mut self, rule: Rule, req: &Request) -> Result<Reply, BackendFailure> {
+        match (rule, req) {
+            (Rule::Protocol1, Request::Hello { protocol }) if *protocol != 1 => {
+                return Ok(wire::error(format!(
+                    "protocol {protocol} not spoken; only 1"
+                )))
+            }
+            (Rule::AreaCheckAfterRef, Request::SetPolyArea { mesh, poly_ref, .. }) => {
+                let valid = self.inner.call(&Request::IsValidRef {
+                    mesh: mesh.clone(),
+                    poly_ref: poly_ref.clone(),
+                })?;
+                if matches!(&valid, Reply::Ok { fields } if fields.get("valid") == Some(&Value::Bool(false)))
+                {
+                    return Ok(mesh_rejection("invalid_poly_ref"));
+                }
+            }
+            (
+                Rule::PositionBeforeDigest | Rule::NoFreeSlotBeforePosition,
+                Request::AddTile { mesh, tile },
+            ) => {
+                let pos = wire::unb64("tile", tile)
+                    .ok()
+                    .and_then(|b| tile_position(&b));
+                if let (Some(pos), Some((taken, free))) = (pos, self.mesh_positions(mesh)) {
+                    if rule == Rule::NoFreeSlotBeforePosition && free == 0 {
+                        return Ok(mesh_rejection("no_free_slot"));
+                    }
+                    if rule == Rule::PositionBeforeDigest && taken.contains(&pos) {
+                        return Ok(mesh_rejection("position_taken"));
+                    }
+                }
+            }
+            (
+                Rule::ParamsBeforeDigest,
+                Request::AddTile { mesh, tile } | Request::ReplaceTile { mesh, tile },
+            ) => {
+                let grid = wire::unb64("tile", tile)
+                    .ok()
+                    .and_then(|b| b.get(8..40).map(<[u8]>::to_vec));
+                if let (Some(g), Some(m)) = (grid, self.mesh_snapshot(mesh)) {
+                    if m.get(8..40) != Some(&g[..]) {
+                        return Ok(mesh_rejection("params_mismatch"));
+                    }
+                }
+            }
+            (
+                Rule::Layer255Rejected,
+                Request::TileRoundtrip { tile }
+                | Request::ContentId { tile }
+                | Request::AddTile { tile, .. }
+                | Request::ReplaceTile { tile, .. },
+            ) if wire::unb64("tile", tile)
+                .ok()
+                .and_then(|b| tile_position(&b))
+                .is_some_and(|(_, _, layer)| layer == 255) =>
+            {
+                return Ok(format_rejection("position.layer", 80));
+            }
+            (Rule::SlotsMaxRejected | Rule::SubnormalSizeRejected, Request::NewMesh { params }) => {
+                // The 68-byte block: origin 0..24, tile size 24..32, slot count 32..36; a file
+                // places it at 8.
+                let b = wire::unb64("params", params).unwrap_or_default();
+                let size = b
+                    .get(24..32)
+                    .map(|x| f64::from_le_bytes(x.try_into().unwrap()));
+                let slots = b
+                    .get(32..36)
+                    .map(|x| u32::from_le_bytes(x.try_into().unwrap()));
+                if rule == Rule::SlotsMaxRejected && slots == Some(1_048_575) {
+                    return Ok(format_rejection("params.slot_count", 40));
+                }
+                if rule == Rule::SubnormalSizeRejected && size.is_some_and(f64::is_subnormal) {
+                    return Ok(format_rejection("params.tile_size", 32));
+                }
+            }
+            (Rule::Area63Rejected, Request::SetPolyArea { area: 63, .. }) => {
+                return Ok(mesh_rejection("area_out_of_range"));
+            }
+            (Rule::NoTileFirst, Request::ReplaceTile { mesh, tile }) => {
+                let pos = wire::unb64("tile", tile)
+                    .ok()
+                    .and_then(|b| tile_position(&b));
+                if let (Some(pos), Some((taken, _))) = (pos, self.mesh_positions(mesh)) {
+                    if !taken.contains(&pos) {
+                        return Ok(mesh_rejection("no_tile_at"));
+                    }
+                }
+            }
+            (Rule::ReplaceNeedsFreeSlot, Request::ReplaceTile { mesh, .. })
+                if self.mesh_positions(mesh).is_some_and(|(_, free)| free == 0) =>
+            {
+                return Ok(mesh_rejection("no_free_slot"));
+            }
+            (Rule::RemoveIgnoresPolygonBits, Request::RemoveTile { mesh, tile_ref }) => {
+                if let Some(raw) = crate::protocol::ref_from_hex(tile_ref) {
+                    return self.inner.call(&Request::RemoveTile {
+                        mesh: mesh.clone(),
+                        tile_ref: crate::protocol::ref_to_hex(raw & !0xf_ffff),
+                    });
+                }
+            }
+            _ => {}
+        }
+        let mut r = self.inner.call(req)?;
+        let is_tile_op = matches!(req, Request::AddTile { .. } | Request::ReplaceTile { .. });
+        if let Some((class, field, offset)) = rejection(&mut r) {
+            let located = class == "format" || class == "fingerprint";
+            match rule {
+                Rule::DropOffsets if located => *offset = None,
+                Rule::OffsetPlusOne if located => *offset = offset.map(|o| o + 1),
+                Rule::NestedOffsetsRelative if located => {
+                    if let Some(base) = nested_base(req, field) {
+                        *offset = offset.map(|o| o.saturating_sub(base));
+                    }
+                }
+                Rule::FingerprintFieldTilePrefixed if is_tile_op && class == "fingerprint" => {
+                    *field = "tile.params.settings_digest".into();
+                    *offset = None;
+                }
+                Rule::ParamsMismatchAsFormat if is_tile_op && field == "params_mismatch" => {
+                    *class = "format".into();
+                    *field = "params".into();
+                    *offset = Some(8);
+                }
+                _ => {}
+            }
+        }
+        if let (Request::GetPoly { .. }, Reply::Ok { fields }) = (req, &mut r) {
+            if let Some(Value::Array(links)) = fields.get_mut("links") {
+                for l in links.iter_mut().filter_map(Value::as_object_mut) {
+                    rewrite_link(rule, l);
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// The offset of the nested tile an error at `field` lies in (`slot[i].tile.…` of a snapshot,
+/// `tile[i].…` of a mesh file), from the request's bytes.
+fn nested_base(req: &Request, field: &str) -> Option<u64> {
+    let bytes = match req {
+        Request::Restore { bytes, .. }
+        | Request::RestoreInto { bytes, .. }
+        | Request::ReadMesh { bytes } => wire::unb64("bytes", bytes).ok()?,
+        _ => return None,
+    };
+    let tile = if field.starts_with("slot[") {
+        field.split_once(".tile.")?.0.to_owned() + ".tile"
+    } else if field.starts_with("tile[") {
+        field.split_once("].")?.0.to_owned() + "]"
+    } else {
+        return None;
+    };
+    decode(&bytes)
+        .field(&format!("{tile}.magic"))
+        .map(|f| f.offset)
+}
+
+/// One link of a `get_poly` reply, rewritten by a link mutant.
+fn rewrite_link(rule: Rule, l: &mut serde_json::Map<String, Value>) {
+    match rule {
+        Rule::SwapLinkEnd => {
+            if let Some(Value::String(e)) = l.get_mut("end") {
+                *e = if e == "start" { "end" } else { "start" }.into();
+            }
+        }
+        Rule::SwapPortalLoHi => {
+            if let (Some(lo), Some(hi)) = (l.get("lo").cloned(), l.get("hi").cloned()) {
+                l.insert("lo".into(), hi);
+                l.insert("hi".into(), lo);
+            }
+        }
+        Rule::ZeroLinkEdge => {
+            if let Some(e) = l.get_mut("edge") {
+                *e = Value::from(0);
+            }
+        }
+        Rule::PortalSideOpposite => {
+            if let Some(Value::String(side)) = l.get_mut("side") {
+                let opposite = match side.as_str() {
+                    "+x" => "-x",
+                    "-x" => "+x",
+                    "+z" => "-z",
+                    _ => "+z",
+                };
+                *side = opposite.into();
+            }
+        }
+        _ => {}
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::{run_scenario, Status};
+    use crate::scenario::{find_files, load_file, Case};
     use crate::testee::reference::Reference;
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    fn suite() -> Vec<Case> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        find_files(&root)
+            .unwrap()
+            .iter()
+            .map(|f| load_file(&root, f).unwrap())
+            .collect()
+    }
+
+    /// The cases of the suite that do not pass against `backend()`.
+    fn failing(cases: &[Case], backend: impl Fn() -> Mutant<Reference>) -> BTreeSet<String> {
+        cases
+            .iter()
+            .filter(|c| {
+                let r = run_scenario(&c.id, &c.scenario, &mut backend(), &c.dir);
+                r.status() != Status::Pass
+            })
+            .map(|c| c.id.clone())
+            .collect()
+    }
+
+    /// Every rule mutant fails the cases it names (and so the suite); `protocol-1` passes it all.
+    /// With `ONAV_MUTANT_TABLE=FILE` the table of every mutant and the cases that catch it is
+    /// written there.
+    #[test]
+    fn the_suite_catches_every_rule_mutant() {
+        let cases = suite();
+        let mut table = String::new();
+        let mut problems = Vec::new();
+        for &(rule, name, killers) in RULE_MUTANTS {
+            let f = failing(&cases, || {
+                Mutant::new(Reference::new(), MutantKind::Rule(rule))
+            });
+            table += &format!(
+                "{name}\t{}\t{}\n",
+                f.len(),
+                f.iter().cloned().collect::<Vec<_>>().join(" ")
+            );
+            if rule == Rule::Protocol1 {
+                if !f.is_empty() {
+                    problems.push(format!("a version-1 testee fails {f:?}"));
+                }
+                continue;
+            }
+            if f.is_empty() {
+                problems.push(format!("{name} passes the whole suite"));
+            }
+            for k in killers.iter().filter(|k| !f.contains(**k)) {
+                problems.push(format!("{name} passes {k}"));
+            }
+        }
+        if let Some(out) = std::env::var_os("ONAV_MUTANT_TABLE") {
+            std::fs::write(out, table).unwrap();
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     #[test]
     fn names_parse() {

@@ -15,7 +15,7 @@ use onav::{
 
 use crate::protocol::query::{self, Args};
 use crate::protocol::wire;
-use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
+use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOLS};
 
 /// The in-process reference backend.
 #[derive(Debug, Default)]
@@ -95,9 +95,9 @@ impl Reference {
     fn answer(&mut self, req: &Request) -> Result<Reply, Reply> {
         Ok(match req {
             Request::Hello { protocol } => {
-                if *protocol != PROTOCOL_VERSION {
+                if !PROTOCOLS.contains(protocol) {
                     return Err(wire::error(format!(
-                        "protocol {protocol} not spoken; this testee speaks {PROTOCOL_VERSION}"
+                        "protocol {protocol} not spoken; this testee speaks {PROTOCOLS:?}"
                     )));
                 }
                 let features: Vec<&str> = crate::scenario::FEATURES.iter().map(|f| f.0).collect();
@@ -106,7 +106,7 @@ impl Reference {
                         "impl",
                         json!(concat!("onav-reference ", env!("CARGO_PKG_VERSION"))),
                     ),
-                    ("protocol", json!(PROTOCOL_VERSION)),
+                    ("protocol", json!(protocol)),
                     // The reference answers every op of the protocol.
                     ("ops", json!(crate::protocol::OPS)),
                     ("features", json!(features)),
@@ -245,6 +245,7 @@ impl Reference {
                 let a = Args::parse(req.op(), args).map_err(|e| wire::error(e.to_string()))?;
                 Self::query(m, &a)?
             }
+            Request::Build { obj, settings } => crate::protocol::build::answer(obj, settings)?,
             Request::Drop { mesh } => {
                 self.mesh(mesh)?;
                 if let Some(slot) = mesh
@@ -292,7 +293,7 @@ impl Reference {
                     Some(n) => Reply::ok([
                         ("found", json!(true)),
                         ("poly", json!(ref_to_hex(n.poly.raw()))),
-                        ("point", json!(n.point)),
+                        ("point", wire::floats(&n.point)),
                         ("over_poly", json!(n.over_poly)),
                     ]),
                     None => Reply::ok([("found", json!(false))]),
@@ -310,7 +311,7 @@ impl Reference {
                 Reply::ok([
                     ("corridor", refs(&p.corridor)),
                     ("status", json!(query::status_name(p.status))),
-                    ("cost", json!(p.cost)),
+                    ("cost", wire::float(p.cost)),
                 ])
             }
             query::Op::StraightPath => {
@@ -339,7 +340,7 @@ impl Reference {
                 let pts: Vec<Value> = pts
                     .iter()
                     .map(|p| {
-                        json!({"pos": p.pos, "flags": p.flags.bits(), "poly": ref_to_hex(p.poly.raw())})
+                        json!({"pos": wire::floats(&p.pos), "flags": p.flags.bits(), "poly": ref_to_hex(p.poly.raw())})
                     })
                     .collect();
                 Reply::ok([("points", Value::Array(pts))])
@@ -357,16 +358,16 @@ impl Reference {
                     )
                     .map_err(rej)?;
                 let mut fields = vec![
-                    ("t", json!(h.t)),
+                    ("t", wire::float(h.t)),
                     ("stop", json!(query::stop_name(&h.stop))),
-                    ("normal", json!(h.hit_normal())),
+                    ("normal", wire::floats(&h.hit_normal())),
                     ("visited", refs(&h.visited)),
                 ];
                 if let Some(e) = h.hit_edge() {
                     fields.push(("edge", json!(e)));
                 }
                 if let Some(c) = h.cost {
-                    fields.push(("cost", json!(c)));
+                    fields.push(("cost", wire::float(c)));
                 }
                 Reply::ok(fields)
             }

@@ -272,6 +272,10 @@ mod tests {
                 mesh: m.clone(),
                 args: Value::Null,
             },
+            Request::Build {
+                obj: String::new(),
+                settings: String::new(),
+            },
             Request::Drop { mesh: m },
             Request::Bye {},
         ];

@@ -105,6 +105,29 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // Boxes over no polygon (the query is the cell walk alone): the centres lifted far above.
+    let misses: Vec<Vec3> = centers.iter().map(|c| [c[0], c[1] + 1e3, c[2]]).collect();
+    let mut i = 0;
+    g.bench_function("nearest_miss", |b| {
+        b.iter(|| {
+            i = (i + 1) % misses.len();
+            black_box(q.find_nearest_poly(black_box(misses[i]), HALF, &filter))
+        })
+    });
+
+    // The `_into` calls reuse the query's scratch and the caller's buffers: no allocation.
+    let mut qi = q.clone();
+    let list = pairs(&q, &filter, 13, 64, None);
+    let mut corridor = Vec::new();
+    let mut i = 0;
+    g.bench_function("path_long_into", |b| {
+        b.iter(|| {
+            i = (i + 1) % list.len();
+            let (s, e) = &list[i];
+            black_box(qi.find_path_into(s.poly, e.poly, s.point, e.point, &filter, &mut corridor))
+        })
+    });
+
     for (name, radius, seed) in [("path_short", Some(24.0), 12), ("path_long", None, 13)] {
         let list = pairs(&q, &filter, seed, 64, radius);
         let mut i = 0;
@@ -142,6 +165,22 @@ fn benches(c: &mut Criterion) {
             i = (i + 1) % rays.len();
             let (s, e) = &rays[i];
             black_box(q.raycast(s.poly, s.point, e.point, &filter, RaycastOptions::default()))
+        })
+    });
+    let mut visited = Vec::new();
+    let mut i = 0;
+    g.bench_function("raycast_into", |b| {
+        b.iter(|| {
+            i = (i + 1) % rays.len();
+            let (s, e) = &rays[i];
+            black_box(qi.raycast_into(
+                s.poly,
+                s.point,
+                e.point,
+                &filter,
+                RaycastOptions::default(),
+                &mut visited,
+            ))
         })
     });
     g.finish();

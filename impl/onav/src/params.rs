@@ -323,12 +323,14 @@ impl TileMismatch {
         }
     }
 
-    /// The error of a mesh operation given the tile (`spec/navmesh-format.md` §5.4).
+    /// The error of a mesh operation given the tile (`spec/navmesh-format.md` R7.1, §5.4): a
+    /// digest that differs is named by its path and offset in the tile's own bytes, as every
+    /// other error about a tile argument is.
     pub(crate) fn mesh_error(self) -> MeshError {
         match self {
             Self::Digest { expected, found } => MeshError::Fingerprint(FingerprintError {
-                offset: None,
-                field: "tile.params.settings_digest".into(),
+                offset: Some(TILE_DIGEST_AT),
+                field: "params.settings_digest".into(),
                 expected,
                 found,
             }),
@@ -347,6 +349,31 @@ mod tests {
             slot_count,
             digest: SettingsDigest([7; 32]),
         }
+    }
+
+    /// R7.1: the digest of a refused tile is named by its path and offset in the tile's bytes.
+    #[test]
+    fn a_mesh_names_a_tile_digest_by_its_place_in_the_tile() {
+        let d = |b| SettingsDigest([b; 32]);
+        let e = TileMismatch::Digest {
+            expected: d(1),
+            found: d(2),
+        }
+        .mesh_error();
+        match e {
+            MeshError::Fingerprint(f) => {
+                assert_eq!(
+                    (f.field.as_str(), f.offset),
+                    ("params.settings_digest", Some(40))
+                );
+                assert_eq!((f.expected, f.found), (d(1), d(2)));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            TileMismatch::Grid.mesh_error(),
+            MeshError::ParamsMismatch
+        ));
     }
 
     /// Rules P1–P5, each with the field and block-relative offset the block layout gives

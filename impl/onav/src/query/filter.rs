@@ -1,8 +1,9 @@
 //! `QueryFilter` (`spec/queries.md` §2): which polygons a query may enter, and what each area
 //! costs per unit of distance.
 
+use super::view::{resolve, PolyView};
 use super::{InvalidInput, QueryError};
-use crate::ids::PolyRef;
+use crate::ids::{PolyIndex, PolyRef};
 use crate::limits::AREA_COUNT;
 use crate::mesh::TiledNavMesh;
 
@@ -88,26 +89,24 @@ impl QueryFilter {
     /// The pass rule of `spec/queries.md` §2.1: valid reference, flags pass, and an off-mesh link
     /// polygon's link is enabled.
     pub fn passes(&self, mesh: &TiledNavMesh, r: PolyRef) -> bool {
-        let Some((tile, index)) = mesh.poly(r) else {
-            return false;
-        };
-        let Some(flags) = tile.flags(index) else {
-            return false;
-        };
-        if !self.passes_flags(flags) {
+        resolve(mesh, r).is_some_and(|v| self.passes_view(&v))
+    }
+
+    /// The pass rule for a polygon already resolved (so valid).
+    #[inline]
+    pub(crate) fn passes_view(&self, v: &PolyView<'_>) -> bool {
+        if !self.passes_flags(v.flags()) {
             return false;
         }
-        match tile.link_of_poly(index) {
-            Some(link) => tile.is_link_enabled(link),
+        match v.tile.link_of_poly(PolyIndex(v.index)) {
+            Some(link) => v.tile.is_link_enabled(link),
             None => true,
         }
     }
 
-    /// The cost per unit distance of polygon `r`'s current area (1.0 for an invalid reference,
-    /// which no query asks for).
-    pub(crate) fn poly_cost(&self, mesh: &TiledNavMesh, r: PolyRef) -> f64 {
-        mesh.poly_area(r)
-            .and_then(|a| self.area_cost(a))
-            .unwrap_or(1.0)
+    /// The cost per unit distance of a resolved polygon's current area (§2.2).
+    #[inline]
+    pub(crate) fn cost_of(&self, v: &PolyView<'_>) -> f64 {
+        self.area_cost(v.area()).unwrap_or(1.0)
     }
 }

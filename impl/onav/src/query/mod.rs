@@ -2,34 +2,46 @@
 //! pulling and raycast. Every formula follows the spec's operation order and every tie has a
 //! stated rule, so another port reproduces the results bit for bit (`spec/queries.md` §1.2).
 //!
-//! A [`NavMeshQuery`] borrows the mesh and holds the node-pool size (§1); it keeps no state
-//! between calls, so one query object may serve several threads at once.
+//! A [`NavMeshQuery`] borrows the mesh and holds the node-pool size and scratch memory (§1.1).
+//! No result depends on an earlier call. The methods returning owned results take `&self`, so one
+//! query object may serve several threads at once; the `_into` methods write into the caller's
+//! buffers and reuse the object's scratch, so that after a first call of a given size they
+//! allocate nothing.
 
 mod filter;
 mod geom;
+mod index;
 mod nearest;
 mod path;
 mod pool;
 mod portal;
 mod raycast;
 mod straight;
+mod view;
 
 #[cfg(test)]
+mod dump_tests;
+#[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod nearest_tests;
+#[cfg(test)]
+mod path_tests;
 #[cfg(test)]
 mod query_tests;
 
 pub use filter::QueryFilter;
+pub(crate) use index::TileIndex;
 pub use nearest::NearestPoly;
 pub use path::{PathResult, PathStatus};
-pub use raycast::{RaycastHit, RaycastOptions, RaycastStop};
+pub use raycast::{RaycastHit, RaycastOptions, RaycastStop, RaycastSummary};
 pub use straight::{StraightPathFlags, StraightPathOptions, StraightPoint};
 
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
 use crate::limits::MAX_QUERY_NODES;
 use crate::mesh::TiledNavMesh;
-use crate::tile::{NavTile, Polygon};
+use view::{Ground, PolyView};
 
 /// Why a query refused its inputs (`spec/queries.md` §1.3). Queries never panic: every input,
 /// including forged references and non-finite floats, gets either a result or one of these.
@@ -101,11 +113,44 @@ impl From<InvalidInput> for QueryError {
     }
 }
 
-/// The query object (`spec/queries.md` §1): a mesh and a node-pool size.
-#[derive(Debug, Clone, Copy)]
+/// The query object (`spec/queries.md` §1.1): a mesh, a node-pool size and scratch memory.
+///
+/// Cloning gives a query over the same mesh with the same pool size and empty scratch.
 pub struct NavMeshQuery<'m> {
     mesh: &'m TiledNavMesh,
     max_nodes: u32,
+    scratch: Scratch,
+}
+
+impl std::fmt::Debug for NavMeshQuery<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NavMeshQuery")
+            .field("max_nodes", &self.max_nodes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Clone for NavMeshQuery<'_> {
+    fn clone(&self) -> Self {
+        Self {
+            mesh: self.mesh,
+            max_nodes: self.max_nodes,
+            scratch: Scratch::default(),
+        }
+    }
+}
+
+/// Memory a query reuses from call to call; what a call leaves there never reaches a later
+/// result (each call starts from empty contents, keeping only the capacity).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// `find_straight_path`: the corridor's portals and, per polygon, whether it is an off-mesh
+    /// link polygon and its area.
+    pub portals: Vec<straight::Portal>,
+    pub polys: Vec<(bool, u8)>,
+    /// `find_path`: the node pool and the open list.
+    pub pool: pool::NodePool,
+    pub open: pool::OpenList,
 }
 
 impl<'m> NavMeshQuery<'m> {
@@ -115,7 +160,11 @@ impl<'m> NavMeshQuery<'m> {
         if max_nodes == 0 || max_nodes > MAX_QUERY_NODES {
             return Err(InvalidInput::PoolSize { max_nodes }.into());
         }
-        Ok(Self { mesh, max_nodes })
+        Ok(Self {
+            mesh,
+            max_nodes,
+            scratch: Scratch::default(),
+        })
     }
 
     /// The mesh queried.
@@ -128,42 +177,11 @@ impl<'m> NavMeshQuery<'m> {
         self.max_nodes
     }
 
-    /// The tile and index of a valid ground polygon, or `InvalidRef`.
+    /// The valid ground polygon `r`, or `InvalidRef`.
     fn ground(&self, r: PolyRef, what: &'static str) -> Result<Ground<'m>, QueryError> {
-        let (tile, index) = self
-            .mesh
-            .poly(r)
-            .ok_or(QueryError::InvalidRef { poly: r, what })?;
-        let poly = tile
-            .ground_polys()
-            .get(index.0 as usize)
-            .ok_or(QueryError::InvalidRef { poly: r, what })?;
-        Ok(Ground { tile, poly })
-    }
-}
-
-/// A ground polygon looked up once: its tile, index and record.
-#[derive(Clone, Copy)]
-pub(crate) struct Ground<'m> {
-    pub tile: &'m NavTile,
-    pub poly: &'m Polygon,
-}
-
-impl Ground<'_> {
-    /// Vertex k (mod the vertex count) of the polygon.
-    pub fn vertex(&self, k: usize) -> Vec3 {
-        let n = usize::from(self.poly.vertex_count);
-        self.tile.vertices()[self.poly.vertices[k % n] as usize]
-    }
-
-    /// The polygon's corners, in order, in a fixed buffer.
-    pub fn corners(&self) -> ([Vec3; 6], usize) {
-        let n = usize::from(self.poly.vertex_count);
-        let mut out = [[0.0; 3]; 6];
-        for (k, o) in out.iter_mut().enumerate().take(n) {
-            *o = self.vertex(k);
-        }
-        (out, n)
+        view::resolve(self.mesh, r)
+            .and_then(PolyView::ground)
+            .ok_or(QueryError::InvalidRef { poly: r, what })
     }
 }
 

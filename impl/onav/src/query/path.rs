@@ -1,10 +1,12 @@
-//! `find_path` (`spec/queries.md` §4): A* over polygons, from the start polygon to the end
-//! polygon, with off-mesh links taken in their direction only.
+//! `find_path` (`spec/queries.md` §4): A* over crossings (a node per polygon and the polygon it is
+//! entered from), from the start polygon to the end polygon, with off-mesh links taken in their
+//! direction only.
 
 use super::geom::{dist3, midpoint};
-use super::pool::{Node, NodeKey, NodePool, OpenList, NO_PARENT};
+use super::pool::{Node, NodeKey, NO_PARENT};
 use super::portal::{edge_portal, link_point, opposite};
-use super::{finite, NavMeshQuery, QueryError, QueryFilter};
+use super::view::resolve;
+use super::{finite, NavMeshQuery, QueryError, QueryFilter, Scratch};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
 use crate::stitch::{LinkEnd, LinkKind};
@@ -37,6 +39,16 @@ pub struct PathResult {
     pub cost: f64,
 }
 
+/// The summary of [`NavMeshQuery::find_path_into`]: the answer without the corridor, which goes
+/// into the caller's buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathSummary {
+    /// Complete, partial or out of nodes.
+    pub status: PathStatus,
+    /// The cost g of the corridor's last node.
+    pub cost: f64,
+}
+
 /// State of a ground node.
 const GROUND: u8 = 0;
 
@@ -49,6 +61,11 @@ impl NavMeshQuery<'_> {
     /// The polygon corridor from `start_ref` to `end_ref` (`spec/queries.md` §4). Both must be
     /// ground polygons and the positions finite. The start polygon is not tested against the
     /// filter; every other polygon entered must pass it.
+    ///
+    /// A node is a crossing (a polygon and the polygon it was entered from, P1), so a search
+    /// holds more nodes than it visits polygons. A `Complete` search that did not run out of
+    /// nodes, with every area cost ≥ `HEURISTIC_SCALE` (0.999), returns a least-cost corridor in the
+    /// cost model of §4.2 (P6).
     pub fn find_path(
         &self,
         start_ref: PolyRef,
@@ -57,56 +74,113 @@ impl NavMeshQuery<'_> {
         end_pos: Vec3,
         filter: &QueryFilter,
     ) -> Result<PathResult, QueryError> {
-        self.ground(start_ref, "start_ref")?;
+        let mut corridor = Vec::new();
+        let s = self.search(
+            start_ref,
+            end_ref,
+            start_pos,
+            end_pos,
+            filter,
+            &mut Scratch::default(),
+            &mut corridor,
+        )?;
+        Ok(PathResult {
+            corridor,
+            status: s.status,
+            cost: s.cost,
+        })
+    }
+
+    /// [`NavMeshQuery::find_path`] writing the corridor into `corridor` (cleared first; left empty
+    /// on an error), with the node pool in the query's scratch: a call allocates nothing once the
+    /// corridor and the scratch have the capacity it needs.
+    pub fn find_path_into(
+        &mut self,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        corridor: &mut Vec<PolyRef>,
+    ) -> Result<PathSummary, QueryError> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let r = self.search(
+            start_ref,
+            end_ref,
+            start_pos,
+            end_pos,
+            filter,
+            &mut scratch,
+            corridor,
+        );
+        self.scratch = scratch;
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        scratch: &mut Scratch,
+        corridor: &mut Vec<PolyRef>,
+    ) -> Result<PathSummary, QueryError> {
+        corridor.clear();
+        let start_view = self.ground(start_ref, "start_ref")?.view();
         self.ground(end_ref, "end_ref")?;
         finite(&start_pos, "start_pos")?;
         finite(&end_pos, "end_pos")?;
         let mesh = self.mesh;
         if start_ref == end_ref {
-            return Ok(PathResult {
-                corridor: vec![start_ref],
+            corridor.push(start_ref);
+            return Ok(PathSummary {
                 status: PathStatus::Complete,
-                cost: dist3(&start_pos, &end_pos) * filter.poly_cost(mesh, start_ref),
+                cost: dist3(&start_pos, &end_pos) * filter.cost_of(&start_view),
             });
         }
 
-        let mut pool = NodePool::new(self.max_nodes);
-        let mut open = OpenList::default();
+        let Scratch { pool, open, .. } = scratch;
+        pool.reset(self.max_nodes);
+        open.clear();
         let start = pool
             .add(Node {
-                key: (start_ref, GROUND),
+                key: (None, start_ref, GROUND),
                 pos: start_pos,
                 g: 0.0,
                 f: dist3(&start_pos, &end_pos) * HEURISTIC_SCALE,
+                tail: 0.0,
+                is_end: false,
                 parent: NO_PARENT,
                 closed: false,
             })
             .expect("a pool holds at least one node");
-        open.push(&pool, start);
+        open.push(pool, start);
         let mut out_of_nodes = false;
         let mut reached = None;
 
-        while let Some(cur) = open.pop(&mut pool) {
+        while let Some(cur) = open.pop(pool) {
             let n = *pool.get(cur);
-            let (poly, state) = n.key;
-            if poly == end_ref {
+            let (source, poly, state) = n.key;
+            if poly == end_ref && state == GROUND {
                 reached = Some(cur);
                 break;
             }
-            let parent_key = (n.parent != NO_PARENT).then(|| pool.get(n.parent).key);
-            let cost_here = filter.poly_cost(mesh, poly);
-            let ground = if state == GROUND {
-                self.ground(poly, "corridor").ok()
-            } else {
-                None
-            };
-            let Some(links) = mesh.links(poly) else {
+            // The search never turns straight back to the polygon it came from (§4.3).
+            let back = source.map(|(p, _)| p);
+            // Every node's polygon was valid when it was created, and the mesh does not change
+            // during the search.
+            let Some(here) = resolve(mesh, poly) else {
                 continue;
             };
-            for link in links {
+            let cost_here = filter.cost_of(&here);
+            let ground = if state == GROUND { here.ground() } else { None };
+            for link in here.links {
                 let target = link.target;
                 // The neighbour's key and, for a new node, how to place it.
-                let key: NodeKey = match (state, link.kind) {
+                let (q_poly, q_state) = match (state, link.kind) {
                     (GROUND, LinkKind::Internal { .. } | LinkKind::Portal { .. }) => {
                         (target, GROUND)
                     }
@@ -124,90 +198,104 @@ impl NavMeshQuery<'_> {
                     }
                     _ => continue,
                 };
-                if Some(key) == parent_key || !filter.passes(mesh, target) {
+                if Some(q_poly) == back {
                     continue;
                 }
-                let existing = pool.find(&key);
-                let q = match existing {
-                    Some(i) => pool.get(i).pos,
-                    None => {
-                        let p = match link.kind {
-                            LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
-                                let Some(g) = ground.as_ref() else { continue };
-                                let Some((l, r)) = edge_portal(g, &link.kind) else {
-                                    continue;
-                                };
-                                midpoint(&l, &r)
-                            }
-                            LinkKind::ToOffMesh { end } => match link_point(mesh, target, end) {
-                                Some((p, dir)) => {
-                                    if end == LinkEnd::End && dir != LinkDirection::Bidirectional {
-                                        continue;
-                                    }
-                                    p
-                                }
-                                None => continue,
-                            },
-                            LinkKind::FromOffMesh { end } => match link_point(mesh, poly, end) {
-                                Some((p, _)) => p,
-                                None => continue,
-                            },
-                        };
-                        p
+                let key: NodeKey = (Some((poly, state)), q_poly, q_state);
+                let node = if let Some(i) = pool.find(&key) {
+                    // An existing crossing: its target passed the filter when it was created (the
+                    // mesh and the filter do not change during a search), and its position and
+                    // the terms depending on it alone (h, or the end's last leg) are kept.
+                    let m = pool.get_mut(i);
+                    // f = (n.g + step) + tail (+ 0) is at least n.g + tail, rounding being
+                    // monotone and step ≥ 0: when that bound already fails the strict test
+                    // below, so does f, and the step's square root is not needed.
+                    if (n.g + m.tail).partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+                        continue;
                     }
-                };
-                let step = dist3(&n.pos, &q) * cost_here;
-                let (g, h) = if key == (end_ref, GROUND) {
-                    let last = dist3(&q, &end_pos) * filter.poly_cost(mesh, target);
-                    (n.g + step + last, 0.0)
+                    let step = dist3(&n.pos, &m.pos) * cost_here;
+                    let (g, f) = m.costs(n.g + step);
+                    // Only a strictly lower f updates (a NaN f never does).
+                    if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+                        continue;
+                    }
+                    m.g = g;
+                    m.f = f;
+                    m.parent = cur;
+                    m.closed = false;
+                    i
                 } else {
-                    (n.g + step, dist3(&q, &end_pos) * HEURISTIC_SCALE)
-                };
-                let f = g + h;
-                let node = match existing {
-                    Some(i) => {
-                        let m = pool.get_mut(i);
-                        // Only a strictly lower f updates (a NaN f never does).
-                        if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
-                            continue;
+                    let Some(there) = resolve(mesh, target).filter(|v| filter.passes_view(v))
+                    else {
+                        continue;
+                    };
+                    let q = match link.kind {
+                        LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
+                            let Some(g) = ground.as_ref() else { continue };
+                            let Some((l, r)) = edge_portal(g, &link.kind) else {
+                                continue;
+                            };
+                            midpoint(&l, &r)
                         }
-                        m.g = g;
-                        m.f = f;
-                        m.parent = cur;
-                        m.closed = false;
-                        i
-                    }
-                    None => match pool.add(Node {
+                        LinkKind::ToOffMesh { end } => match there.off_mesh_link() {
+                            Some(l) => {
+                                if end == LinkEnd::End
+                                    && l.direction != LinkDirection::Bidirectional
+                                {
+                                    continue;
+                                }
+                                link_point(l, end)
+                            }
+                            None => continue,
+                        },
+                        LinkKind::FromOffMesh { end } => match here.off_mesh_link() {
+                            Some(l) => link_point(l, end),
+                            None => continue,
+                        },
+                    };
+                    let step = dist3(&n.pos, &q) * cost_here;
+                    let is_end = q_poly == end_ref && q_state == GROUND;
+                    let tail = if is_end {
+                        dist3(&q, &end_pos) * filter.cost_of(&there)
+                    } else {
+                        dist3(&q, &end_pos) * HEURISTIC_SCALE
+                    };
+                    let mut m = Node {
                         key,
                         pos: q,
-                        g,
-                        f,
+                        g: 0.0,
+                        f: 0.0,
+                        tail,
+                        is_end,
                         parent: cur,
                         closed: false,
-                    }) {
+                    };
+                    (m.g, m.f) = m.costs(n.g + step);
+                    match pool.add(m) {
                         Some(i) => i,
                         None => {
                             out_of_nodes = true;
                             continue;
                         }
-                    },
+                    }
                 };
-                open.push(&pool, node);
+                open.push(pool, node);
             }
         }
 
         let (last, status) = match reached {
             Some(i) => (i, PathStatus::Complete),
             None => {
-                // The ground node nearest the end: least (dist3(pos, end_pos), PolyRef).
+                // The ground node nearest the end: least (dist3(pos, end_pos), PolyRef, number);
+                // nodes are visited in number order and replace the best only when strictly less.
                 let mut best = (f64::INFINITY, start_ref, start);
                 for (i, m) in pool.nodes().iter().enumerate() {
-                    if m.key.1 != GROUND {
+                    if m.key.2 != GROUND {
                         continue;
                     }
                     let d = dist3(&m.pos, &end_pos);
-                    if d < best.0 || (d == best.0 && m.key.0 < best.1) {
-                        best = (d, m.key.0, i as u32);
+                    if d < best.0 || (d == best.0 && m.key.1 < best.1) {
+                        best = (d, m.key.1, i as u32);
                     }
                 }
                 let status = if out_of_nodes {
@@ -218,16 +306,14 @@ impl NavMeshQuery<'_> {
                 (best.2, status)
             }
         };
-        let mut corridor = Vec::new();
         let mut i = last;
         while i != NO_PARENT && corridor.len() < pool.nodes().len() {
             let m = pool.get(i);
-            corridor.push(m.key.0);
+            corridor.push(m.key.1);
             i = m.parent;
         }
         corridor.reverse();
-        Ok(PathResult {
-            corridor,
+        Ok(PathSummary {
             status,
             cost: pool.get(last).g,
         })

@@ -1,17 +1,18 @@
-//! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order,
-//! a hash map used only to find a node by key (never iterated), and a binary heap ordered by
-//! (f, PolyRef, state) with stale entries skipped.
+//! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order
+//! (a node's index is its number), a hash map used only to find a node by key (never iterated),
+//! and a binary heap ordered by (f, number) with stale entries skipped.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::geom::Vec3;
+use crate::hash::Fixed;
 use crate::ids::PolyRef;
 
-/// A search node's identity: the polygon and the state (0 for a ground polygon; 1 + the boarding
-/// end for an off-mesh link polygon, so a bidirectional link is two nodes).
-pub(crate) type NodeKey = (PolyRef, u8);
+/// A search node's identity (`spec/queries.md` §4.1): its source (the polygon and state it is
+/// entered from; `None` for the start node), its polygon and its state (0 for a ground polygon;
+/// 1 + the boarding end for an off-mesh link polygon, so a bidirectional link is two nodes).
+pub(crate) type NodeKey = (Option<(PolyRef, u8)>, PolyRef, u8);
 
 /// No parent.
 pub(crate) const NO_PARENT: u32 = u32::MAX;
@@ -24,37 +25,52 @@ pub(crate) struct Node {
     pub pos: Vec3,
     pub g: f64,
     pub f: f64,
+    /// A term fixed by the position (`spec/queries.md` §4.2): for the end polygon's ground node
+    /// the last leg `dist3(pos, end_pos)·cost(end_ref)`, added to g; otherwise the heuristic
+    /// `dist3(pos, end_pos)·H`, added to g for f.
+    pub tail: f64,
+    /// The end polygon's ground node.
+    pub is_end: bool,
     pub parent: u32,
     pub closed: bool,
 }
 
-/// A multiplicative hasher for node keys: lookups only, so its quality affects speed, never
-/// results.
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
+impl Node {
+    /// (g, f) of this node reached at cost `g_in` = n.g + step (§4.2): the end's
+    /// `g = g_in + last`, `f = g + 0`; any other's `g = g_in`, `f = g + h`.
+    #[inline]
+    pub fn costs(&self, g_in: f64) -> (f64, f64) {
+        if self.is_end {
+            let g = g_in + self.tail;
+            (g, g + 0.0)
+        } else {
+            (g_in, g_in + self.tail)
         }
     }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+}
+
+/// A key as the node index hashes it: one 64-bit word mixing the two references and states
+/// (equal keys hash alike; equality is still that of the whole key, so the hash affects speed
+/// only).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct IndexKey(NodeKey);
+
+impl std::hash::Hash for IndexKey {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let (source, poly, state) = self.0;
+        let s = source.map_or(u64::MAX, |(r, st)| r.raw() ^ u64::from(st) << 62);
+        h.write_u64(s.rotate_left(29) ^ poly.raw() ^ u64::from(state) << 61);
     }
 }
 
 /// The node index: lookup only, never iterated, so its order reaches no result.
 #[allow(clippy::disallowed_types)]
-type NodeIndex = std::collections::HashMap<NodeKey, u32, BuildHasherDefault<KeyHasher>>;
+type NodeIndex = std::collections::HashMap<IndexKey, u32, Fixed>;
 
-/// The pool: at most `max` nodes.
+/// The pool: at most `max` nodes. Reset keeps the memory, so a search after a first one of the
+/// same size allocates nothing.
+#[derive(Default)]
 pub(crate) struct NodePool {
     nodes: Vec<Node>,
     index: NodeIndex,
@@ -62,18 +78,16 @@ pub(crate) struct NodePool {
 }
 
 impl NodePool {
-    pub fn new(max: u32) -> Self {
-        let guess = (max as usize).min(1024);
-        Self {
-            nodes: Vec::with_capacity(guess),
-            index: NodeIndex::with_capacity_and_hasher(guess, BuildHasherDefault::default()),
-            max: max as usize,
-        }
+    /// An empty pool for a search of at most `max` nodes.
+    pub fn reset(&mut self, max: u32) {
+        self.nodes.clear();
+        self.index.clear();
+        self.max = max as usize;
     }
 
     /// The node with this key, if it exists.
     pub fn find(&self, key: &NodeKey) -> Option<u32> {
-        self.index.get(key).copied()
+        self.index.get(&IndexKey(*key)).copied()
     }
 
     /// Adds a node; `None` when the pool is full.
@@ -82,7 +96,7 @@ impl NodePool {
             return None;
         }
         let i = self.nodes.len() as u32;
-        self.index.insert(node.key, i);
+        self.index.insert(IndexKey(node.key), i);
         self.nodes.push(node);
         Some(i)
     }
@@ -101,11 +115,10 @@ impl NodePool {
     }
 }
 
-/// An open-list entry; ordered by (f, PolyRef, state).
+/// An open-list entry; ordered by (f, node number).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     f: f64,
-    key: NodeKey,
     node: u32,
 }
 
@@ -122,30 +135,28 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.f
-            .total_cmp(&other.f)
-            .then(self.key.cmp(&other.key))
-            .then(self.node.cmp(&other.node))
+        self.f.total_cmp(&other.f).then(self.node.cmp(&other.node))
     }
 }
 
 /// The open list: a min-heap of entries. A node whose f decreased has a newer entry; the older
 /// ones are skipped when popped, so each pop yields the open node with the least
-/// (f, PolyRef, state).
+/// (f, number).
 #[derive(Default)]
 pub(crate) struct OpenList(BinaryHeap<Reverse<Entry>>);
 
 impl OpenList {
-    pub fn push(&mut self, pool: &NodePool, node: u32) {
-        let n = pool.get(node);
-        self.0.push(Reverse(Entry {
-            f: n.f,
-            key: n.key,
-            node,
-        }));
+    /// Empties the list, keeping its memory.
+    pub fn clear(&mut self) {
+        self.0.clear();
     }
 
-    /// The open node with the least (f, PolyRef, state), marked closed.
+    pub fn push(&mut self, pool: &NodePool, node: u32) {
+        let n = pool.get(node);
+        self.0.push(Reverse(Entry { f: n.f, node }));
+    }
+
+    /// The open node with the least (f, number), marked closed.
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
         while let Some(Reverse(e)) = self.0.pop() {
             let n = pool.get_mut(e.node);
@@ -170,41 +181,46 @@ mod tests {
 
     fn node(p: u32, f: f64) -> Node {
         Node {
-            key: (r(p), 0),
+            key: (None, r(p), 0),
             pos: [0.0; 3],
             g: 0.0,
             f,
+            tail: 0.0,
+            is_end: false,
             parent: NO_PARENT,
             closed: false,
         }
     }
 
     #[test]
-    fn pops_least_f_then_ref_and_skips_stale_entries() {
-        let mut pool = NodePool::new(8);
+    fn pops_least_f_then_number_and_skips_stale_entries() {
+        let mut pool = NodePool::default();
+        pool.reset(8);
         let mut open = OpenList::default();
         for (p, f) in [(3, 2.0), (1, 2.0), (2, 5.0), (0, 3.0)] {
             let i = pool.add(node(p, f)).unwrap();
             open.push(&pool, i);
         }
         // Node 2's f drops below the others: its old entry becomes stale.
-        let i2 = pool.find(&(r(2), 0)).unwrap();
+        let i2 = pool.find(&(None, r(2), 0)).unwrap();
         pool.get_mut(i2).f = 1.0;
         open.push(&pool, i2);
         let mut order = Vec::new();
         while let Some(i) = open.pop(&mut pool) {
-            order.push(pool.get(i).key.0.poly().0);
+            order.push(pool.get(i).key.1.poly().0);
         }
-        assert_eq!(order, vec![2, 1, 3, 0]);
+        // Polygons 3 and 1 tie at f = 2: node 0 (polygon 3) was created first.
+        assert_eq!(order, vec![2, 3, 1, 0]);
     }
 
     #[test]
     fn pool_is_bounded() {
-        let mut pool = NodePool::new(2);
+        let mut pool = NodePool::default();
+        pool.reset(2);
         assert!(pool.add(node(0, 0.0)).is_some());
         assert!(pool.add(node(1, 0.0)).is_some());
         assert!(pool.add(node(2, 0.0)).is_none());
-        assert_eq!(pool.find(&(r(2), 0)), None);
+        assert_eq!(pool.find(&(None, r(2), 0)), None);
         assert_eq!(pool.nodes().len(), 2);
     }
 }

@@ -2,12 +2,11 @@
 //! link crosses a segment of the polygon's edge, seen as (left, right) by an agent leaving the
 //! polygon; an off-mesh link crosses at one of its end points.
 
-use super::Ground;
+use super::view::{Ground, PolyView};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
-use crate::mesh::TiledNavMesh;
 use crate::stitch::{LinkEnd, LinkKind};
-use crate::tile::LinkDirection;
+use crate::tile::{LinkDirection, OffMeshLink};
 
 /// The point of border edge (a, b) at coordinate `c` of axis `u` (0 for x, 2 for z): a's other
 /// horizontal coordinate, `c` on axis u, and `y = a.y + (b.y − a.y)·((c − a.u)/(b.u − a.u))`
@@ -23,15 +22,15 @@ pub(crate) fn point_on_border_edge(a: &Vec3, b: &Vec3, u: usize, c: f64) -> Vec3
 /// edge k runs from vertex k (a) to vertex k + 1 (b); leaving the polygon through it, b is on
 /// the left and a on the right. An internal link crosses the whole edge; a portal link only its
 /// overlap [lo, hi], whose end nearer b is the left one. `None` for an off-mesh link kind.
+#[inline]
 pub(crate) fn edge_portal(g: &Ground<'_>, kind: &LinkKind) -> Option<(Vec3, Vec3)> {
     match *kind {
         LinkKind::Internal { edge } => {
-            let k = usize::from(edge);
-            Some((g.vertex(k + 1), g.vertex(k)))
+            let (a, b) = g.edge(usize::from(edge));
+            Some((b, a))
         }
         LinkKind::Portal { edge, side, lo, hi } => {
-            let k = usize::from(edge);
-            let (a, b) = (g.vertex(k), g.vertex(k + 1));
+            let (a, b) = g.edge(usize::from(edge));
             let u = if side.along_z() { 2 } else { 0 };
             let pl = point_on_border_edge(&a, &b, u, lo);
             let ph = point_on_border_edge(&a, &b, u, hi);
@@ -53,49 +52,33 @@ pub(crate) fn opposite(end: LinkEnd) -> LinkEnd {
     }
 }
 
-/// The off-mesh link of link polygon `r`: its end point `end` and its direction.
-pub(crate) fn link_point(
-    mesh: &TiledNavMesh,
-    r: PolyRef,
-    end: LinkEnd,
-) -> Option<(Vec3, LinkDirection)> {
-    let (tile, index) = mesh.poly(r)?;
-    let i = tile.link_of_poly(index)?;
-    let l = tile.off_mesh_links().get(i.0 as usize)?;
-    Some((
-        match end {
-            LinkEnd::Start => l.start,
-            LinkEnd::End => l.end,
-        },
-        l.direction,
-    ))
-}
-
-/// True when polygon `r` is an off-mesh link polygon of a valid tile.
-pub(crate) fn is_link_poly(mesh: &TiledNavMesh, r: PolyRef) -> bool {
-    mesh.poly(r)
-        .is_some_and(|(t, i)| t.link_of_poly(i).is_some())
+/// The point of an off-mesh link at `end`.
+#[inline]
+pub(crate) fn link_point(link: &OffMeshLink, end: LinkEnd) -> Vec3 {
+    match end {
+        LinkEnd::Start => link.start,
+        LinkEnd::End => link.end,
+    }
 }
 
 /// The end at which the corridor step `before → link → after` boards off-mesh link polygon
 /// `link` (`spec/queries.md` §5.2): Start when `before` has a `ToOffMesh { Start }` link to it and
 /// it has a `FromOffMesh { End }` link to `after`; otherwise End under the mirrored condition
-/// (bidirectional links only); otherwise `None`.
+/// (bidirectional links only); otherwise `None` (also when `link` is a ground polygon).
 pub(crate) fn boarding_end(
-    mesh: &TiledNavMesh,
-    before: PolyRef,
-    link: PolyRef,
+    before: &PolyView<'_>,
+    link: &PolyView<'_>,
     after: PolyRef,
 ) -> Option<LinkEnd> {
-    let to = mesh.links(before)?;
-    let from = mesh.links(link)?;
-    let (_, direction) = link_point(mesh, link, LinkEnd::Start)?;
+    let direction = link.off_mesh_link()?.direction;
     [LinkEnd::Start, LinkEnd::End].into_iter().find(|&e| {
         (e == LinkEnd::Start || direction == LinkDirection::Bidirectional)
-            && to
+            && before
+                .links
                 .iter()
-                .any(|l| l.target == link && l.kind == LinkKind::ToOffMesh { end: e })
-            && from
+                .any(|l| l.target == link.r && l.kind == LinkKind::ToOffMesh { end: e })
+            && link
+                .links
                 .iter()
                 .any(|l| l.target == after && l.kind == LinkKind::FromOffMesh { end: opposite(e) })
     })

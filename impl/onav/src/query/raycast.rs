@@ -2,6 +2,7 @@
 //! reaches its end, hits a wall, or leaves the polygons.
 
 use super::geom::{dist3, sub};
+use super::view::resolve_from;
 use super::{finite, NavMeshQuery, QueryError, QueryFilter};
 use crate::geom::{orient, Vec3};
 use crate::ids::PolyRef;
@@ -65,15 +66,36 @@ impl RaycastHit {
     }
 }
 
-/// The segment `s + t·(e − s)`, t in [0, 1], clipped to a convex counter-clockwise polygon on x–z
+/// The summary of [`NavMeshQuery::raycast_into`]: the answer without the visited polygons, which
+/// go into the caller's buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaycastSummary {
+    /// How far along the segment the walk went, in [0, 1]; exactly 1.0 iff `stop` is `Reached`.
+    pub t: f64,
+    /// Why it stopped.
+    pub stop: RaycastStop,
+    /// The walk's cost, when asked for.
+    pub cost: Option<f64>,
+}
+
+/// The segment `s + t·d`, t in [0, 1], clipped on x–z to the convex counter-clockwise polygon
+/// of the `n` vertices `vertex(0 .. n)`, edge k running from vertex k to vertex k + 1 (wrapping)
 /// (`spec/queries.md` §6.1): `(t_min, t_max, exit edge)`, or `None` when it misses.
-fn clip(s: &Vec3, e: &Vec3, corners: &[Vec3]) -> Option<(f64, f64, Option<usize>)> {
-    let d = sub(e, s);
-    let n = corners.len();
+#[inline]
+fn clip(
+    s: &Vec3,
+    d: &Vec3,
+    n: usize,
+    vertex: impl Fn(usize) -> Vec3,
+) -> Option<(f64, f64, Option<usize>)> {
     let (mut tmin, mut tmax, mut exit) = (0.0f64, 1.0f64, None);
+    let first = vertex(0);
+    let mut b = first;
     for k in 0..n {
-        let (a, b) = (&corners[k], &corners[(k + 1) % n]);
-        let num = orient(a, b, s);
+        // Each vertex is read once: edge k starts where edge k − 1 ended.
+        let a = b;
+        b = if k + 1 == n { first } else { vertex(k + 1) };
+        let num = orient(&a, &b, s);
         let den = (b[2] - a[2]) * d[0] - (b[0] - a[0]) * d[2];
         if den == 0.0 {
             if num < 0.0 {
@@ -81,19 +103,31 @@ fn clip(s: &Vec3, e: &Vec3, corners: &[Vec3]) -> Option<(f64, f64, Option<usize>
             }
             continue;
         }
-        let t = num / den;
+        // The quotient is skipped where its sign or size alone decides the comparison: an
+        // entering edge with num ≥ 0 has t ≤ 0 ≤ tmin, a leaving edge with num ≥ den has
+        // t ≥ 1 ≥ tmax (rounding is monotone), and neither then changes anything.
         if den < 0.0 {
+            if num >= 0.0 {
+                continue;
+            }
+            let t = num / den;
             if t > tmin {
                 tmin = t;
                 if tmin > tmax {
                     return None;
                 }
             }
-        } else if t < tmax {
-            tmax = t;
-            exit = Some(k);
-            if tmax < tmin {
-                return None;
+        } else {
+            if num >= den {
+                continue;
+            }
+            let t = num / den;
+            if t < tmax {
+                tmax = t;
+                exit = Some(k);
+                if tmax < tmin {
+                    return None;
+                }
             }
         }
     }
@@ -112,57 +146,110 @@ impl NavMeshQuery<'_> {
         filter: &QueryFilter,
         options: RaycastOptions,
     ) -> Result<RaycastHit, QueryError> {
-        self.ground(start_ref, "start_ref")?;
+        let mut visited = Vec::new();
+        let s = self.raycast_into(start_ref, start_pos, end_pos, filter, options, &mut visited)?;
+        Ok(RaycastHit {
+            t: s.t,
+            stop: s.stop,
+            visited,
+            cost: s.cost,
+        })
+    }
+
+    /// [`NavMeshQuery::raycast`] writing the visited polygons into `visited` (cleared first; left
+    /// empty on an error): a call allocates nothing once `visited` has the capacity it needs.
+    pub fn raycast_into(
+        &self,
+        start_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        options: RaycastOptions,
+        visited: &mut Vec<PolyRef>,
+    ) -> Result<RaycastSummary, QueryError> {
+        visited.clear();
+        let result = self.walk(start_ref, start_pos, end_pos, filter, options, visited);
+        if result.is_err() {
+            visited.clear();
+        }
+        result.map(|(t, stop, cost)| RaycastSummary {
+            t,
+            stop,
+            cost: options.costs.then_some(cost),
+        })
+    }
+
+    /// The walk of §6.2: t, the stop and, with `options.costs`, the cost (else 0).
+    fn walk(
+        &self,
+        start_ref: PolyRef,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        filter: &QueryFilter,
+        options: RaycastOptions,
+        visited: &mut Vec<PolyRef>,
+    ) -> Result<(f64, RaycastStop, f64), QueryError> {
+        let mut cur = self.ground(start_ref, "start_ref")?.view();
         finite(&start_pos, "start_pos")?;
         finite(&end_pos, "end_pos")?;
         let mesh = self.mesh;
         let dir = sub(&end_pos, &start_pos);
-        let mut cur = start_ref;
         let mut t = 0.0f64;
-        let mut visited = Vec::new();
         let mut cost = 0.0;
         let mut last = start_pos;
-        let done = |t: f64, stop, visited, cost| RaycastHit {
-            t,
-            stop,
-            visited,
-            cost: options.costs.then_some(cost),
-        };
         loop {
             if visited.len() >= self.max_nodes as usize {
-                return Ok(done(t, RaycastStop::VisitLimit, visited, cost));
+                return Ok((t, RaycastStop::VisitLimit, cost));
             }
-            let g = self.ground(cur, "visited")?;
-            let (corners, n) = g.corners();
-            let Some((_, tmax, exit)) = clip(&start_pos, &end_pos, &corners[..n]) else {
-                return Ok(done(t, RaycastStop::Missed, visited, cost));
+            // Edge links lead to ground polygons (stitching makes no others).
+            let g = cur.ground().ok_or(QueryError::InvalidRef {
+                poly: cur.r,
+                what: "visited",
+            })?;
+            let Some((_, tmax, exit)) = clip(&start_pos, &dir, g.len(), |k| g.vertex(k)) else {
+                return Ok((t, RaycastStop::Missed, cost));
             };
             if tmax > t {
                 t = tmax;
             }
-            visited.push(cur);
-            let cost_here = filter.poly_cost(mesh, cur);
+            visited.push(g.r);
             let Some(k) = exit else {
                 if options.costs {
-                    cost += dist3(&last, &end_pos) * cost_here;
+                    cost += dist3(&last, &end_pos) * filter.cost_of(&g.view());
                 }
-                return Ok(done(1.0, RaycastStop::Reached, visited, cost));
+                return Ok((1.0, RaycastStop::Reached, cost));
             };
-            let next = mesh.links(cur).and_then(|links| {
-                links.iter().find_map(|l| {
-                    let ok = match l.kind {
-                        LinkKind::Internal { edge } => usize::from(edge) == k,
-                        LinkKind::Portal { edge, side, lo, hi } => {
-                            let u = if side.along_z() { 2 } else { 0 };
-                            let c = start_pos[u] + dir[u] * tmax;
-                            usize::from(edge) == k && lo <= c && c <= hi
+            // The first edge link through edge k at the crossing whose target passes. Links are
+            // in canonical order (edge links by edge, then off-mesh links), so the scan stops
+            // past edge k.
+            let mut next = None;
+            for l in g.links {
+                let through = match l.kind {
+                    LinkKind::Internal { edge } if usize::from(edge) == k => true,
+                    LinkKind::Portal { edge, side, lo, hi } if usize::from(edge) == k => {
+                        let u = if side.along_z() { 2 } else { 0 };
+                        let c = start_pos[u] + dir[u] * tmax;
+                        lo <= c && c <= hi
+                    }
+                    LinkKind::Internal { edge } | LinkKind::Portal { edge, .. } => {
+                        if usize::from(edge) > k {
+                            break;
                         }
-                        LinkKind::ToOffMesh { .. } | LinkKind::FromOffMesh { .. } => false,
-                    };
-                    (ok && filter.passes(mesh, l.target)).then_some(l.target)
-                })
-            });
-            let (a, b) = (g.vertex(k), g.vertex(k + 1));
+                        false
+                    }
+                    LinkKind::ToOffMesh { .. } | LinkKind::FromOffMesh { .. } => break,
+                };
+                if !through {
+                    continue;
+                }
+                if let Some(v) =
+                    resolve_from(mesh, &cur, l.target).filter(|v| filter.passes_view(v))
+                {
+                    next = Some(v);
+                    break;
+                }
+            }
+            let (a, b) = g.edge(k);
             if options.costs {
                 let mut p = [start_pos[0] + dir[0] * t, 0.0, start_pos[2] + dir[2] * t];
                 let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
@@ -172,23 +259,22 @@ impl NavMeshQuery<'_> {
                     (p[2] - a[2]) / ez
                 };
                 p[1] = a[1] + (b[1] - a[1]) * s;
-                cost += dist3(&last, &p) * cost_here;
+                cost += dist3(&last, &p) * filter.cost_of(&g.view());
                 last = p;
             }
             match next {
-                Some(r) => cur = r,
+                Some(v) => cur = v,
                 None => {
                     let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
                     let len = (dx * dx + dz * dz).sqrt();
                     // + 0.0 turns a −0.0 into +0.0.
                     let normal = [(0.0 - dz) / len + 0.0, 0.0, dx / len + 0.0];
-                    return Ok(done(
+                    return Ok((
                         t,
                         RaycastStop::Wall {
                             edge: k as u8,
                             normal,
                         },
-                        visited,
                         cost,
                     ));
                 }
@@ -201,6 +287,12 @@ impl NavMeshQuery<'_> {
 mod tests {
     use super::clip;
 
+    /// Clips to a polygon given by its corners.
+    fn clip_to(s: &[f64; 3], e: &[f64; 3], c: &[[f64; 3]]) -> Option<(f64, f64, Option<usize>)> {
+        let d = [e[0] - s[0], e[1] - s[1], e[2] - s[2]];
+        clip(s, &d, c.len(), |k| c[k])
+    }
+
     const SQUARE: [[f64; 3]; 4] = [
         [0.0, 0.0, 0.0],
         [1.0, 0.0, 0.0],
@@ -211,23 +303,86 @@ mod tests {
     #[test]
     fn clip_enters_and_leaves() {
         // From outside on −x to outside on +x, along z = 0.5.
-        let (tmin, tmax, exit) = clip(&[-1.0, 0.0, 0.5], &[3.0, 0.0, 0.5], &SQUARE).unwrap();
+        let (tmin, tmax, exit) = clip_to(&[-1.0, 0.0, 0.5], &[3.0, 0.0, 0.5], &SQUARE).unwrap();
         assert_eq!((tmin, tmax, exit), (0.25, 0.5, Some(1)));
         // Ending inside: no exit edge.
         assert_eq!(
-            clip(&[0.5, 0.0, 0.5], &[0.75, 0.0, 0.5], &SQUARE),
+            clip_to(&[0.5, 0.0, 0.5], &[0.75, 0.0, 0.5], &SQUARE),
             Some((0.0, 1.0, None))
         );
         // Ending exactly on an edge counts as inside (strict comparison).
         assert_eq!(
-            clip(&[0.5, 0.0, 0.5], &[1.0, 0.0, 0.5], &SQUARE),
+            clip_to(&[0.5, 0.0, 0.5], &[1.0, 0.0, 0.5], &SQUARE),
             Some((0.0, 1.0, None))
         );
         // Parallel and outside; crossing beside it.
-        assert_eq!(clip(&[0.0, 0.0, 2.0], &[1.0, 0.0, 2.0], &SQUARE), None);
-        assert_eq!(clip(&[2.0, 0.0, -1.0], &[3.0, 0.0, 2.0], &SQUARE), None);
+        assert_eq!(clip_to(&[0.0, 0.0, 2.0], &[1.0, 0.0, 2.0], &SQUARE), None);
+        assert_eq!(clip_to(&[2.0, 0.0, -1.0], &[3.0, 0.0, 2.0], &SQUARE), None);
         // Through the corner (1, 1): edges 1 and 2 give the same t; the first in order wins.
-        let (_, tmax, exit) = clip(&[0.5, 0.0, 0.5], &[1.5, 0.0, 1.5], &SQUARE).unwrap();
+        let (_, tmax, exit) = clip_to(&[0.5, 0.0, 0.5], &[1.5, 0.0, 1.5], &SQUARE).unwrap();
         assert_eq!((tmax, exit), (0.5, Some(1)));
+    }
+
+    /// §6.1 written out, dividing at every edge.
+    fn clip_plain(s: &[f64; 3], e: &[f64; 3], c: &[[f64; 3]]) -> Option<(f64, f64, Option<usize>)> {
+        let d = [e[0] - s[0], e[1] - s[1], e[2] - s[2]];
+        let (mut tmin, mut tmax, mut exit) = (0.0f64, 1.0f64, None);
+        for k in 0..c.len() {
+            let (a, b) = (&c[k], &c[(k + 1) % c.len()]);
+            let num = crate::geom::orient(a, b, s);
+            let den = (b[2] - a[2]) * d[0] - (b[0] - a[0]) * d[2];
+            if den == 0.0 {
+                if num < 0.0 {
+                    return None;
+                }
+                continue;
+            }
+            let t = num / den;
+            if den < 0.0 {
+                if t > tmin {
+                    tmin = t;
+                    if tmin > tmax {
+                        return None;
+                    }
+                }
+            } else if t < tmax {
+                tmax = t;
+                exit = Some(k);
+                if tmax < tmin {
+                    return None;
+                }
+            }
+        }
+        Some((tmin, tmax, exit))
+    }
+
+    #[test]
+    fn clip_equals_the_plain_rule() {
+        let mut x = 3u64;
+        let mut unit = || {
+            x = crate::generator::mix(x);
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        // Points on a coarse grid, so that starts and ends land on edges and vertices too.
+        let coarse = |unit: &mut dyn FnMut() -> f64| (unit() * 8.0).floor() * 0.25 - 0.5;
+        for _ in 0..200_000 {
+            let s = [coarse(&mut unit), 0.0, coarse(&mut unit)];
+            let e = if unit() < 0.1 {
+                s
+            } else {
+                [coarse(&mut unit), 0.0, coarse(&mut unit)]
+            };
+            assert_eq!(
+                clip_to(&s, &e, &SQUARE),
+                clip_plain(&s, &e, &SQUARE),
+                "{s:?} {e:?}"
+            );
+            let tri = [[0.0, 0.0, 0.0], [1.5, 0.0, 0.25], [0.5, 0.0, 1.25]];
+            assert_eq!(
+                clip_to(&s, &e, &tri),
+                clip_plain(&s, &e, &tri),
+                "{s:?} {e:?}"
+            );
+        }
     }
 }

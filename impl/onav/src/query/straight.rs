@@ -2,8 +2,9 @@
 //! (the funnel algorithm), with optional points where the path crosses portals.
 
 use super::geom::{dist2_point_segment_xz, perp_xz, sub};
-use super::portal::{boarding_end, edge_portal, is_link_poly, link_point, opposite};
-use super::{finite, InvalidInput, NavMeshQuery, QueryError};
+use super::portal::{boarding_end, edge_portal, link_point, opposite};
+use super::view::{resolve, PolyView};
+use super::{finite, InvalidInput, NavMeshQuery, QueryError, Scratch};
 use crate::geom::{closest_point_on_poly_xz, lerp, orient, Vec3};
 use crate::ids::PolyRef;
 use crate::stitch::{LinkEnd, LinkKind};
@@ -72,7 +73,7 @@ pub struct StraightPoint {
 
 /// A portal of the corridor: where the path crosses from polygon i to polygon i + 1.
 #[derive(Clone, Copy)]
-struct Portal {
+pub(crate) struct Portal {
     left: Vec3,
     right: Vec3,
 }
@@ -101,6 +102,45 @@ impl NavMeshQuery<'_> {
         corridor: &[PolyRef],
         options: StraightPathOptions,
     ) -> Result<Vec<StraightPoint>, QueryError> {
+        let mut out = Vec::new();
+        self.straight(
+            start_pos,
+            end_pos,
+            corridor,
+            options,
+            &mut Scratch::default(),
+            &mut out,
+        )?;
+        Ok(out)
+    }
+
+    /// [`NavMeshQuery::find_straight_path`] writing the points into `out` (cleared first; left
+    /// empty on an error), with the corridor's portals in the query's scratch: a call allocates
+    /// nothing once `out` and the scratch have the capacity it needs.
+    pub fn find_straight_path_into(
+        &mut self,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        corridor: &[PolyRef],
+        options: StraightPathOptions,
+        out: &mut Vec<StraightPoint>,
+    ) -> Result<(), QueryError> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let r = self.straight(start_pos, end_pos, corridor, options, &mut scratch, out);
+        self.scratch = scratch;
+        r
+    }
+
+    fn straight(
+        &self,
+        start_pos: Vec3,
+        end_pos: Vec3,
+        corridor: &[PolyRef],
+        options: StraightPathOptions,
+        scratch: &mut Scratch,
+        out: &mut Vec<StraightPoint>,
+    ) -> Result<(), QueryError> {
+        out.clear();
         finite(&start_pos, "start_pos")?;
         finite(&end_pos, "end_pos")?;
         let n = corridor.len();
@@ -109,9 +149,8 @@ impl NavMeshQuery<'_> {
         };
         let g0 = self.ground(first, "corridor[0]")?;
         let gn = self.ground(last, "corridor[last]")?;
-        let portals = self.portals(corridor)?;
-        let mesh = self.mesh;
-        let to_link: Vec<bool> = corridor.iter().map(|&r| is_link_poly(mesh, r)).collect();
+        self.portals(corridor, scratch)?;
+        let Scratch { portals, polys, .. } = scratch;
 
         let (c0, k0) = g0.corners();
         let (cs, _) = closest_point_on_poly_xz(&start_pos, &c0[..k0]);
@@ -119,8 +158,13 @@ impl NavMeshQuery<'_> {
         let (ce, _) = closest_point_on_poly_xz(&end_pos, &cn[..kn]);
 
         let crossings = options.area_crossings || options.all_crossings;
-        let mut out = Vec::new();
-        append(&mut out, cs, StraightPathFlags::START, first);
+        let run = Run {
+            corridor,
+            portals,
+            polys,
+            all: options.all_crossings,
+        };
+        append(out, cs, StraightPathFlags::START, first);
 
         let mut apex = cs;
         let (mut left, mut right) = (cs, cs);
@@ -142,7 +186,7 @@ impl NavMeshQuery<'_> {
                     i += 1;
                     continue;
                 }
-                let flags = if to_link[i + 1] {
+                let flags = if polys[i + 1].0 {
                     StraightPathFlags::OFF_MESH
                 } else {
                     StraightPathFlags::NONE
@@ -161,11 +205,11 @@ impl NavMeshQuery<'_> {
                     right_i = i;
                 } else {
                     if crossings {
-                        self.crossings(&mut out, corridor, &portals, apex_i, left_i, left, options);
+                        run.crossings(out, apex_i, left_i, left);
                     }
                     apex = left;
                     apex_i = left_i;
-                    append(&mut out, apex, left_flags, left_poly);
+                    append(out, apex, left_flags, left_poly);
                     (left, right) = (apex, apex);
                     (left_i, right_i) = (apex_i, apex_i);
                     i = apex_i + 1;
@@ -182,13 +226,11 @@ impl NavMeshQuery<'_> {
                     left_i = i;
                 } else {
                     if crossings {
-                        self.crossings(
-                            &mut out, corridor, &portals, apex_i, right_i, right, options,
-                        );
+                        run.crossings(out, apex_i, right_i, right);
                     }
                     apex = right;
                     apex_i = right_i;
-                    append(&mut out, apex, right_flags, right_poly);
+                    append(out, apex, right_flags, right_poly);
                     (left, right) = (apex, apex);
                     (left_i, right_i) = (apex_i, apex_i);
                     i = apex_i + 1;
@@ -198,52 +240,60 @@ impl NavMeshQuery<'_> {
             i += 1;
         }
         if crossings {
-            self.crossings(&mut out, corridor, &portals, apex_i, n - 1, ce, options);
+            run.crossings(out, apex_i, n - 1, ce);
         }
-        append(&mut out, ce, StraightPathFlags::END, last);
-        Ok(out)
+        append(out, ce, StraightPathFlags::END, last);
+        Ok(())
     }
 
-    /// The portal between every two consecutive corridor polygons (`spec/queries.md` §5.2), or
-    /// `InvalidInput` when two are not linked.
-    fn portals(&self, corridor: &[PolyRef]) -> Result<Vec<Portal>, QueryError> {
+    /// The portal between every two consecutive corridor polygons (`spec/queries.md` §5.2) into
+    /// `scratch.portals`, and each polygon's (is an off-mesh link polygon, current area) into
+    /// `scratch.polys`; or `InvalidRef` / `InvalidInput` when two are not linked. Each polygon is
+    /// resolved once.
+    fn portals(&self, corridor: &[PolyRef], scratch: &mut Scratch) -> Result<(), QueryError> {
         let mesh = self.mesh;
         let n = corridor.len();
-        let mut out = Vec::with_capacity(n.saturating_sub(1));
+        let (out, polys) = (&mut scratch.portals, &mut scratch.polys);
+        out.clear();
+        polys.clear();
+        // The view of corridor[i + 1] is carried to the next step.
+        let mut next = resolve(mesh, corridor[0]);
         let mut board = LinkEnd::Start;
         for i in 0..n.saturating_sub(1) {
             let (a, b) = (corridor[i], corridor[i + 1]);
             let unlinked = InvalidInput::CorridorNotLinked { index: i };
-            if !mesh.is_valid_poly_ref(a) {
+            let Some(va) = next else {
                 return Err(QueryError::InvalidRef {
                     poly: a,
                     what: "corridor",
                 });
-            }
-            let p = if is_link_poly(mesh, b) {
+            };
+            let vb = resolve(mesh, b);
+            next = vb;
+            let a_link = va.off_mesh_link();
+            polys.push((a_link.is_some(), va.area()));
+            let b_link = vb.as_ref().and_then(PolyView::off_mesh_link);
+            let p = if let (Some(vb), Some(link)) = (&vb, b_link) {
                 let after = *corridor
                     .get(i + 2)
                     // Unreachable: the last polygon was checked to be a ground polygon.
                     .ok_or(unlinked)?;
-                board = boarding_end(mesh, a, b, after).ok_or(unlinked)?;
-                let (p, _) = link_point(mesh, b, board).ok_or(unlinked)?;
-                p
-            } else if is_link_poly(mesh, a) {
+                board = boarding_end(&va, vb, after).ok_or(unlinked)?;
+                link_point(link, board)
+            } else if let Some(link) = a_link {
                 // Checked with the boarding end at step i − 1.
-                let (p, _) = link_point(mesh, a, opposite(board)).ok_or(unlinked)?;
-                p
+                link_point(link, opposite(board))
             } else {
-                let g = self.ground(a, "corridor")?;
-                let link = mesh
-                    .links(a)
-                    .and_then(|ls| {
-                        ls.iter().find(|l| {
-                            l.target == b
-                                && matches!(
-                                    l.kind,
-                                    LinkKind::Internal { .. } | LinkKind::Portal { .. }
-                                )
-                        })
+                let g = va.ground().ok_or(QueryError::InvalidRef {
+                    poly: a,
+                    what: "corridor",
+                })?;
+                let link = g
+                    .links
+                    .iter()
+                    .find(|l| {
+                        l.target == b
+                            && matches!(l.kind, LinkKind::Internal { .. } | LinkKind::Portal { .. })
                     })
                     .ok_or(unlinked)?;
                 let (left, right) = edge_portal(&g, &link.kind).ok_or(unlinked)?;
@@ -252,31 +302,34 @@ impl NavMeshQuery<'_> {
             };
             out.push(Portal { left: p, right: p });
         }
-        Ok(out)
+        // The last polygon, a valid ground polygon (checked by the caller).
+        if let Some(v) = next {
+            polys.push((false, v.area()));
+        }
+        Ok(())
     }
+}
 
+/// What the crossing points of §5.5 read: the corridor, its portals and its polygons' areas.
+struct Run<'a> {
+    corridor: &'a [PolyRef],
+    portals: &'a [Portal],
+    polys: &'a [(bool, u8)],
+    all: bool,
+}
+
+impl Run<'_> {
     /// Appends a point wherever the segment from the last point to `to` crosses the portals
     /// `from_i .. to_i` (`spec/queries.md` §5.5).
-    #[allow(clippy::too_many_arguments)]
-    fn crossings(
-        &self,
-        out: &mut Vec<StraightPoint>,
-        corridor: &[PolyRef],
-        portals: &[Portal],
-        from_i: usize,
-        to_i: usize,
-        to: Vec3,
-        options: StraightPathOptions,
-    ) {
+    fn crossings(&self, out: &mut Vec<StraightPoint>, from_i: usize, to_i: usize, to: Vec3) {
         let Some(a) = out.last().map(|p| p.pos) else {
             return;
         };
         for i in from_i..to_i {
-            let (p, q) = (corridor[i], corridor[i + 1]);
-            if !options.all_crossings && self.mesh.poly_area(p) == self.mesh.poly_area(q) {
+            if !self.all && self.polys[i].1 == self.polys[i + 1].1 {
                 continue;
             }
-            let Portal { left, right } = portals[i];
+            let Portal { left, right } = self.portals[i];
             let u = sub(&to, &a);
             let v = sub(&right, &left);
             let w = sub(&a, &left);
@@ -288,7 +341,12 @@ impl NavMeshQuery<'_> {
             if t.is_nan() {
                 continue;
             }
-            append(out, lerp(&left, &right, t), StraightPathFlags::NONE, q);
+            append(
+                out,
+                lerp(&left, &right, t),
+                StraightPathFlags::NONE,
+                self.corridor[i + 1],
+            );
         }
     }
 }

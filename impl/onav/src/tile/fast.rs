@@ -273,6 +273,7 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         content_id: OnceLock::new(),
         portals,
         portal_ends,
+        query_index: OnceLock::new(),
     })
 }
 

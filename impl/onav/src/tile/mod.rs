@@ -157,6 +157,9 @@ pub(crate) struct TileData {
     pub portals: Vec<PortalEdge>,
     /// Where each side's portal edges end in `portals` (side s: from the end of side s − 1).
     pub portal_ends: [u32; 4],
+    /// The polygon index of `find_nearest_poly` (derived from the tile alone, so shared by every
+    /// copy), built the first time a query asks for it: reading and adding tiles never pay for it.
+    pub query_index: OnceLock<crate::query::TileIndex>,
 }
 
 /// A portal edge of a tile: its interval [lo, hi] along the side, its polygon and edge, and its
@@ -194,6 +197,18 @@ impl PartialEq for TileData {
 }
 
 impl TileData {
+    /// The polygon index of the queries (`crate::query::TileIndex`), built on first use.
+    pub fn query_index(&self) -> &crate::query::TileIndex {
+        self.query_index.get_or_init(|| {
+            crate::query::TileIndex::build(
+                self.vertices(),
+                &self.polys,
+                &self.detail_meshes,
+                self.detail_vertices(),
+            )
+        })
+    }
+
     /// The content id, computed once per contents (every copy and library shares it).
     pub fn content_id(&self) -> TileContentId {
         *self
@@ -360,6 +375,11 @@ impl NavTile {
     /// answer at once, otherwise the bytes are compared.
     pub fn same_as_built(&self, other: &NavTile) -> bool {
         self.data.same_as_built(&other.data)
+    }
+
+    /// The polygon index of the queries (derived from the tile alone, shared by every copy).
+    pub(crate) fn query_index(&self) -> &crate::query::TileIndex {
+        self.data.query_index()
     }
 
     /// The tile's position.
@@ -624,26 +644,56 @@ impl NavTile {
         use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
         let pg = self.data.polys.get(poly.0 as usize)?;
         let d = &self.data.detail_meshes[poly.0 as usize];
-        let range = d.triangle_base..d.triangle_base + d.triangle_count;
-        for t in range.clone() {
-            let [a, b, c] = self.corners_of(pg, d, t);
-            let (oa, ob, oc) = (orient(&b, &c, p), orient(&c, &a, p), orient(&a, &b, p));
-            if oa >= 0.0 && ob >= 0.0 && oc >= 0.0 {
-                let den = orient(&a, &b, &c);
-                return Some((oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1]);
+        let tris = &self.data.detail_tris
+            [d.triangle_base as usize..(d.triangle_base + d.triangle_count) as usize];
+        // Detail index i names the polygon's vertex i below its vertex count, else its extra
+        // detail vertex i − n (rule T16 keeps every index in range); the corners are read once.
+        let n = usize::from(pg.vertex_count).min(pg.vertices.len());
+        let vertices = self.data.vertices();
+        let mut own = [[0.0; 3]; 6];
+        for (o, &v) in own.iter_mut().zip(&pg.vertices[..n]) {
+            *o = vertices[v as usize];
+        }
+        let extra = &self.data.detail_vertices()
+            [d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize];
+        let corner = |i: u8| -> &Vec3 {
+            let i = usize::from(i);
+            if i < n {
+                &own[i]
+            } else {
+                &extra[i - n]
+            }
+        };
+        for t in tris {
+            let (a, b, c) = (corner(t[0]), corner(t[1]), corner(t[2]));
+            // The three tests in turn (a NaN fails like a negative).
+            let oa = orient(b, c, p);
+            if oa >= 0.0 {
+                let ob = orient(c, a, p);
+                if ob >= 0.0 {
+                    let oc = orient(a, b, p);
+                    if oc >= 0.0 {
+                        let den = orient(a, b, c);
+                        return Some((oa / den) * a[1] + (ob / den) * b[1] + (oc / den) * c[1]);
+                    }
+                }
             }
         }
         let mut best = (f64::INFINITY, 0.0);
-        for t in range {
-            let tri = self.corners_of(pg, d, t);
+        for t in tris {
+            let tri = [corner(t[0]), corner(t[1]), corner(t[2])];
             for k in 0..3 {
-                let (a, b) = (&tri[k], &tri[(k + 1) % 3]);
+                let (a, b) = (tri[k], tri[if k == 2 { 0 } else { k + 1 }]);
                 let s = closest_t_on_segment_xz(p, a, b);
                 let q = lerp(a, b, s);
                 let dd = dist2_xz(p, &q);
                 if dd < best.0 {
                     best = (dd, q[1]);
                 }
+            }
+            // Nothing is strictly closer than 0: the first edge at distance 0 wins.
+            if best.0 == 0.0 {
+                break;
             }
         }
         Some(best.1)

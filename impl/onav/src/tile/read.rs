@@ -270,6 +270,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         content_id: std::sync::OnceLock::new(),
         portals,
         portal_ends,
+        query_index: std::sync::OnceLock::new(),
     })
 }
 

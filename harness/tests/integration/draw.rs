@@ -1,0 +1,574 @@
+//! `onav draw` and `onav diff --svg` end to end, through the binary: every picture is parsed by
+//! an XML parser; the committed examples of `golden/draw/` (a suite world, a demo mesh built by
+//! onav-build3d with a path, a failing stitching case drawn expected against got) are rebuilt
+//! and must be the same bytes (`ONAV_BLESS_DRAW=1` rewrites them); hostile files are drawn with
+//! their error; bad arguments exit 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use onav::{LinkKind, PolyIndex, SnapshotMode, TiledNavMesh, WorldSpec};
+use onav_harness::{case_pictures, CaseState};
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fresh folder below the system temp folder, removed when dropped.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("onav-draw-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Temp(p)
+    }
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn onav(args: &[&std::ffi::OsStr]) -> Output {
+    onav_in(&std::env::temp_dir(), args)
+}
+
+/// Runs `onav` in `dir` (files named relative to it keep the pictures' titles the same from run
+/// to run).
+fn onav_in(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_onav"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("onav runs")
+}
+
+fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+/// Parses an SVG with a real XML parser and returns the number of elements of each name asked.
+fn parse(svg: &str) -> roxmltree::Document<'_> {
+    let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not XML: {e}\n{svg}"));
+    let r = doc.root_element();
+    assert_eq!(r.tag_name().name(), "svg");
+    assert_eq!(r.tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
+    doc
+}
+
+fn count(doc: &roxmltree::Document<'_>, name: &str) -> usize {
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == name)
+        .count()
+}
+
+fn texts(doc: &roxmltree::Document<'_>) -> String {
+    doc.descendants()
+        .filter_map(|n| n.text())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Draws with the binary into a file and returns the SVG (status 0 required).
+fn draw(t: &Temp, out: &str, args: &[&std::ffi::OsStr]) -> String {
+    let o = t.0.join(out);
+    let mut a: Vec<&std::ffi::OsStr> = vec![os("draw")];
+    a.extend_from_slice(args);
+    a.extend([os("--out"), o.as_os_str()]);
+    let r = onav_in(&t.0, &a);
+    assert!(
+        r.status.success(),
+        "onav draw failed: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    std::fs::read_to_string(o).unwrap()
+}
+
+/// The committed example `golden/draw/NAME`: the same bytes, or rewritten when blessing.
+fn example(name: &str, svg: &str) {
+    parse(svg);
+    let p = root().join("golden/draw").join(name);
+    if std::env::var_os("ONAV_BLESS_DRAW").is_some() {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, svg).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e} (ONAV_BLESS_DRAW=1 writes it)", p.display()));
+    assert!(
+        committed == svg,
+        "{name} changed: the picture of the same input must be the same bytes"
+    );
+}
+
+/// The world of `scenarios/snapshot/y_continue-full.yaml` (and 11 other scenarios): two layers,
+/// holes, slopes, three area kinds, two off-mesh links per tile.
+const SUITE_WORLD: &str = "world: {name: w, columns: 3, rows: 2, layers: 2, quads: 2, vary_density: true, slope: [0.02, 0.01], bump: 0.2, hole_chance: 20, links_per_tile: 2, area_kinds: 3}";
+
+fn suite_world() -> WorldSpec {
+    WorldSpec {
+        columns: 3,
+        rows: 2,
+        layers: 2,
+        quads: 2,
+        vary_density: true,
+        slope: [0.02, 0.01],
+        bump: 0.2,
+        hole_chance: 20,
+        links_per_tile: 2,
+        area_kinds: 3,
+        ..WorldSpec::default()
+    }
+}
+
+fn mesh_of(w: &WorldSpec, slots: u32) -> TiledNavMesh {
+    let mut m = TiledNavMesh::new(w.params(slots));
+    for t in w.tiles() {
+        m.add_tile(t).unwrap();
+    }
+    m
+}
+
+/// The suite world in 16 slots, with one polygon's area edited and one off-mesh link off.
+fn edited_suite_mesh() -> TiledNavMesh {
+    let mut m = mesh_of(&suite_world(), 16);
+    let (r, _) = m.tiles().nth(1).unwrap();
+    m.set_poly_area(r.poly(PolyIndex(0)), 7).unwrap();
+    let (r, _) = m.tiles().nth(2).unwrap();
+    m.set_off_mesh_link_enabled(r, onav::LinkIndex(0), false)
+        .unwrap();
+    m
+}
+
+#[test]
+fn suite_world_snapshot_example() {
+    let scenario =
+        std::fs::read_to_string(root().join("scenarios/snapshot/y_continue-full.yaml")).unwrap();
+    assert!(
+        scenario.contains(SUITE_WORLD),
+        "the example follows the suite's world"
+    );
+    let t = Temp::new("world");
+    let m = edited_suite_mesh();
+    t.file("world.onps", &m.snapshot(SnapshotMode::Full));
+    let snap = Path::new("world.onps");
+    let svg = draw(&t, "world.svg", &[snap.as_os_str()]);
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    // Both layers side by side, every tile labelled with its column, row and layer.
+    assert!(
+        text.contains("layer 0 · 6 tiles") && text.contains("layer 1 · 6 tiles"),
+        "{text}"
+    );
+    for (_, tile) in m.tiles() {
+        let p = tile.pos();
+        assert!(text.contains(&format!("({},{},{})", p.column, p.row, p.layer)));
+    }
+    let polys: usize = m.tiles().map(|(_, t)| t.ground_poly_count() as usize).sum();
+    let links: usize = m.tiles().map(|(_, t)| t.link_count() as usize).sum();
+    // One fill per polygon, plus the hatch of the edited one.
+    let fills = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "polygon" && n.attribute("fill") != Some("url(#edited)"))
+        .filter(|n| {
+            n.ancestors()
+                .any(|a| a.attribute("id").is_some_and(|i| i.starts_with("polygons")))
+        })
+        .count();
+    assert_eq!(fills, polys);
+    let edited = doc
+        .descendants()
+        .filter(|n| n.attribute("fill") == Some("url(#edited)") && n.tag_name().name() == "polygon")
+        .count();
+    assert_eq!(edited, 1);
+    let arrows = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "line" && n.attribute("marker-end").is_some())
+        .filter(|n| {
+            n.ancestors()
+                .any(|a| a.attribute("id") == Some("off-mesh-links"))
+        })
+        .count();
+    assert_eq!(arrows, links);
+    let disabled = doc
+        .descendants()
+        .filter(|n| n.attribute("marker-end") == Some("url(#arrow-off)"))
+        .filter(|n| {
+            n.ancestors()
+                .any(|a| a.attribute("id") == Some("off-mesh-links"))
+        })
+        .count();
+    assert_eq!(disabled, 1);
+    assert!(text.contains("world units"), "a scale bar");
+    assert!(
+        text.contains("area 7 (1)"),
+        "the legend counts the edited area"
+    );
+    // --layer and --region select, and the same input gives the same bytes.
+    let one = draw(&t, "l1.svg", &[snap.as_os_str(), os("--layer"), os("1")]);
+    assert!(texts(&parse(&one)).contains("layer 1 · 6 tiles"));
+    assert!(!one.contains("layer 0 ·"));
+    let region = draw(
+        &t,
+        "r.svg",
+        &[snap.as_os_str(), os("--region"), os("0,0,20,20")],
+    );
+    assert!(
+        texts(&parse(&region)).contains("layer 0 · 4 tiles"),
+        "{region}"
+    );
+    assert_eq!(draw(&t, "again.svg", &[snap.as_os_str()]), svg);
+    example("suite-world.svg", &svg);
+}
+
+/// The demo mesh `nav_test.obj` at the demo settings, and a path across it.
+pub const DEMO_PATH: [&str; 2] = ["-25,-2,-15", "20,-2,10"];
+
+#[test]
+fn demo_mesh_path_example() {
+    let obj = std::fs::read(root().join("scenarios/build3d/meshes/nav_test.obj")).unwrap();
+    let geometry = onav_build3d::Geometry::from_obj(&obj).unwrap();
+    let settings = onav_build3d::Settings::new(onav_build3d::SettingsSpec::default()).unwrap();
+    let built = onav_build3d::build(&geometry, &settings).unwrap();
+    let mesh = built.to_mesh().unwrap();
+    let t = Temp::new("demo");
+    t.file("nav_test.onms", &onav::write_mesh(&mesh));
+    let file = Path::new("nav_test.onms");
+    let svg = draw(
+        &t,
+        "demo.svg",
+        &[
+            file.as_os_str(),
+            os("--path"),
+            os(DEMO_PATH[0]),
+            os(DEMO_PATH[1]),
+        ],
+    );
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    assert!(text.contains("path: complete"), "{text}");
+    assert!(count(&doc, "polyline") > 0);
+    example("demo-path.svg", &svg);
+}
+
+/// A link as `get_poly` reports it (`spec/conformance.md` §1.3), written here from the spec.
+fn link_value(l: &onav::Link) -> Value {
+    let target = format!("0x{:016x}", l.target.raw());
+    let side = |s: onav::Side| match s {
+        onav::Side::PosX => "+x",
+        onav::Side::PosZ => "+z",
+        onav::Side::NegX => "-x",
+        onav::Side::NegZ => "-z",
+    };
+    let end = |e: onav::LinkEnd| match e {
+        onav::LinkEnd::Start => "start",
+        onav::LinkEnd::End => "end",
+    };
+    match l.kind {
+        LinkKind::Internal { edge } => json!({"target": target, "kind": "internal", "edge": edge}),
+        LinkKind::Portal {
+            edge,
+            side: s,
+            lo,
+            hi,
+        } => json!({
+            "target": target, "kind": "portal", "edge": edge, "side": side(s), "lo": lo, "hi": hi,
+        }),
+        LinkKind::ToOffMesh { end: e } => {
+            json!({"target": target, "kind": "to_off_mesh", "end": end(e)})
+        }
+        LinkKind::FromOffMesh { end: e } => {
+            json!({"target": target, "kind": "from_off_mesh", "end": end(e)})
+        }
+    }
+}
+
+fn state(m: &TiledNavMesh) -> CaseState {
+    let mut links = Vec::new();
+    for (r, t) in m.tiles() {
+        for p in 0..t.poly_count() {
+            let pr = r.poly(PolyIndex(p));
+            let l: Vec<Value> = m.links(pr).unwrap().iter().map(link_value).collect();
+            links.push((format!("0x{:016x}", pr.raw()), Value::Array(l)));
+        }
+    }
+    CaseState {
+        snapshot: m.snapshot(SnapshotMode::Full),
+        links,
+    }
+}
+
+#[test]
+fn failing_stitching_case_example() {
+    // The world of scenarios/navmesh/y_stitch-four-sides.yaml: 3 × 3 cells, two quads a side.
+    let w = WorldSpec {
+        columns: 3,
+        rows: 3,
+        quads: 2,
+        ..WorldSpec::default()
+    };
+    let m = mesh_of(&w, 9);
+    let expected = state(&m);
+    // A port that forgets the +x portals of the centre tile and shortens one -z overlap.
+    let mut got = expected.clone();
+    let centre = m
+        .tile_at(onav::TilePos {
+            column: 1,
+            row: 1,
+            layer: 0,
+        })
+        .unwrap()
+        .0;
+    let mut dropped = 0;
+    let mut shortened = 0;
+    for (poly, v) in &mut got.links {
+        let Value::Array(list) = v else { continue };
+        let in_centre = onav::PolyRef::from_raw(u64::from_str_radix(&poly[2..], 16).unwrap())
+            .unwrap()
+            .tile()
+            == centre;
+        let before = list.len();
+        list.retain(|l| !(in_centre && l["side"] == "+x"));
+        dropped += before - list.len();
+        for l in list.iter_mut() {
+            if in_centre && l["side"] == "-z" && shortened == 0 {
+                let (lo, hi) = (l["lo"].as_f64().unwrap(), l["hi"].as_f64().unwrap());
+                l["hi"] = json!(lo + (hi - lo) / 2.0);
+                shortened += 1;
+            }
+        }
+    }
+    assert!(dropped >= 2 && shortened == 1, "{dropped} {shortened}");
+    let (e, g) = case_pictures(&expected, &got);
+    let (de, dg) = (parse(&e), parse(&g));
+    let missing = |d: &roxmltree::Document<'_>| {
+        d.descendants()
+            .filter(|n| {
+                n.attribute("stroke") == Some("#c2255c")
+                    && n.attribute("stroke-dasharray").is_some()
+            })
+            .filter(|n| {
+                n.ancestors()
+                    .any(|a| a.attribute("id").is_some_and(|i| i.starts_with("edges")))
+            })
+            .count()
+    };
+    let extra = |d: &roxmltree::Document<'_>| {
+        d.descendants()
+            .filter(|n| {
+                n.attribute("stroke") == Some("#c2255c")
+                    && n.attribute("stroke-dasharray").is_none()
+            })
+            .filter(|n| {
+                n.ancestors()
+                    .any(|a| a.attribute("id").is_some_and(|i| i.starts_with("edges")))
+            })
+            .count()
+    };
+    // Expected shows the links got lacks as its own (extra here) and got's shortened one as
+    // missing; got shows them the other way round.
+    assert_eq!(extra(&de), dropped + 1);
+    assert_eq!(missing(&de), 1);
+    assert_eq!(extra(&dg), 1);
+    assert_eq!(missing(&dg), dropped + 1);
+    assert_eq!(case_pictures(&expected, &got), (e.clone(), g.clone()));
+    // The same state on both sides: nothing highlighted.
+    let (same, _) = case_pictures(&expected, &expected);
+    assert_eq!(extra(&parse(&same)) + missing(&parse(&same)), 0);
+    example("stitch-expected.svg", &e);
+    example("stitch-got.svg", &g);
+}
+
+#[test]
+fn hostile_files_are_drawn_with_their_error() {
+    let t = Temp::new("hostile");
+    let m = edited_suite_mesh();
+    let snap = m.snapshot(SnapshotMode::Full);
+    // One byte flipped in the middle, a file cut short, foreign and empty files, a Referenced
+    // snapshot without its library.
+    let mut flip = snap.clone();
+    let n = flip.len();
+    flip[n / 2] ^= 0x5a;
+    // slot[0].tile.magic (the slot's generation, kind and tile length come first).
+    let mut magic = snap.clone();
+    magic[92 + 4 + 1 + 4] = b'X';
+    let files = [
+        ("flip.onps", flip),
+        ("magic.onps", magic),
+        ("cut.onps", snap[..snap.len() * 2 / 3].to_vec()),
+        ("garbage.bin", b"not a navmesh at all".to_vec()),
+        ("empty.bin", Vec::new()),
+        ("referenced.onps", m.snapshot(SnapshotMode::Referenced)),
+    ];
+    for (name, bytes) in files {
+        let p = t.file(name, &bytes);
+        let svg = draw(&t, &format!("{name}.svg"), &[p.as_os_str()]);
+        let text = texts(&parse(&svg));
+        let inspect = onav(&[os("inspect"), p.as_os_str()]);
+        let verdict = String::from_utf8_lossy(&inspect.stdout).to_string();
+        if verdict.contains("result: rejected") {
+            assert!(text.contains("rejected ("), "{name}: {text}");
+            assert!(svg.contains("#e03131"), "{name}: the error is marked");
+        } else if verdict.contains("result: valid") {
+            assert!(!text.contains("rejected ("), "{name}: {text}");
+        } else if verdict.contains("result: incomplete") {
+            assert!(text.contains("incomplete"), "{name}: {text}");
+        } else {
+            assert!(
+                text.contains("not a tile, mesh file or snapshot"),
+                "{name}: {verdict} {text}"
+            );
+        }
+    }
+    // With the library, the Referenced snapshot restores and is drawn whole.
+    let lib = t.file("full.onps", &snap);
+    let r = t.0.join("referenced.onps");
+    let svg = draw(
+        &t,
+        "ref-lib.svg",
+        &[r.as_os_str(), os("--library"), lib.as_os_str()],
+    );
+    let text = texts(&parse(&svg));
+    assert!(
+        text.contains("layer 1 · 6 tiles") && !text.contains("rejected ("),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let t = Temp::new("args");
+    let f = t.file("m.onps", &edited_suite_mesh().snapshot(SnapshotMode::Full));
+    let f = f.as_os_str();
+    for args in [
+        vec![os("draw")],
+        vec![os("draw"), f, os("--path"), os("1,2"), os("3,4,5")],
+        vec![os("draw"), f, os("--path"), os("1,2,3")],
+        vec![os("draw"), f, os("--ray"), os("1,2,nan"), os("3,4,5")],
+        vec![os("draw"), f, os("--region"), os("5,5,1,1")],
+        vec![os("draw"), f, os("--layer"), os("-1")],
+        vec![os("draw"), f, os("--nearest"), os("x,y,z")],
+        vec![os("draw"), os("/nonexistent/file.onps")],
+        vec![os("draw"), f, os("--library"), os("/nonexistent")],
+    ] {
+        let r = onav(&args);
+        assert_eq!(r.status.code(), Some(2), "{args:?}");
+        assert!(!r.stderr.is_empty(), "{args:?}: a message");
+    }
+}
+
+#[test]
+fn queries_and_level_of_detail() {
+    let t = Temp::new("queries");
+    let f = t.file("m.onps", &edited_suite_mesh().snapshot(SnapshotMode::Full));
+    let svg = draw(
+        &t,
+        "q.svg",
+        &[
+            f.as_os_str(),
+            os("--layer"),
+            os("0"),
+            os("--ray"),
+            os("1,0,1"),
+            os("40,0,20"),
+            os("--nearest"),
+            os("5,0,5"),
+        ],
+    );
+    let text = texts(&parse(&svg));
+    assert!(text.contains("ray: t = "), "{text}");
+    assert!(text.contains("nearest: polygon 0x"), "{text}");
+    // 10 000 tiles: by default one fill per tile, a picture of about a megabyte; outlines and
+    // fills only under a higher limit; every detail inside a --region.
+    let w = WorldSpec {
+        columns: 100,
+        rows: 100,
+        quads: 1,
+        ..WorldSpec::default()
+    };
+    let big = t.file("big.onms", &onav::write_mesh(&mesh_of(&w, 10_000)));
+    let svg = draw(&t, "big.svg", &[big.as_os_str()]);
+    let doc = parse(&svg);
+    assert!(
+        texts(&doc).contains("level of detail: 10000 tiles > 3200"),
+        "{svg:.2000}"
+    );
+    assert_eq!(count(&doc, "polygon"), 0);
+    assert!(
+        count(&doc, "rect") >= 20_000,
+        "a fill and an outline per tile"
+    );
+    assert!(svg.len() < 2 << 20, "{} bytes", svg.len());
+    let svg = draw(
+        &t,
+        "mid.svg",
+        &[big.as_os_str(), os("--detail-limit"), os("5000")],
+    );
+    let doc = parse(&svg);
+    assert!(texts(&doc).contains("outlines and fills only"));
+    assert_eq!(count(&doc, "polygon"), 10_000);
+    assert!(!texts(&doc).contains("(0,0,0)"), "no labels");
+    let svg = draw(
+        &t,
+        "region.svg",
+        &[big.as_os_str(), os("--region"), os("0,0,100,100")],
+    );
+    let text = texts(&parse(&svg));
+    assert!(
+        text.contains("layer 0 · 49 tiles") && text.contains("(0,0,0)"),
+        "{text:.3000}"
+    );
+}
+
+#[test]
+fn diff_svg_marks_the_first_difference() {
+    let t = Temp::new("diff");
+    let m = edited_suite_mesh();
+    let mut n = m.clone();
+    let (r, _) = n.tiles().nth(3).unwrap();
+    n.set_poly_area(r.poly(PolyIndex(1)), 9).unwrap();
+    let a = t.file("a.onps", &m.snapshot(SnapshotMode::Full));
+    let b = t.file("b.onps", &n.snapshot(SnapshotMode::Full));
+    let out = t.0.join("d.svg");
+    let r = onav(&[
+        os("diff"),
+        a.as_os_str(),
+        b.as_os_str(),
+        os("--svg"),
+        out.as_os_str(),
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&r.stdout).to_string();
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    let first = said.lines().next().unwrap();
+    assert!(text.contains(first), "{first} in {text}");
+    let marks = doc
+        .descendants()
+        .filter(|n| n.attribute("stroke") == Some("#f08c00"))
+        .filter(|n| n.ancestors().any(|a| a.attribute("id") == Some("marks")))
+        .count();
+    assert!(marks >= 2, "marked on A and on B");
+    // Identical files: exit 0, a picture without marks.
+    let r = onav(&[
+        os("diff"),
+        a.as_os_str(),
+        a.as_os_str(),
+        os("--svg"),
+        out.as_os_str(),
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert!(!std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("id=\"marks\""));
+}
