@@ -79,14 +79,17 @@ pub fn run(root: &Path, case: Option<&str>, in_ci: bool) -> Result<Outcome, Harn
                         .as_deref()
                         .map(|o| first_difference(o, bytes))
                         .unwrap_or_else(|| "no old bytes file".into());
-                    println!(
+                    outln!(
                         "changed {key}: {} bytes {} -> {} bytes {}; {diff}",
-                        old.length, old.sha256, new.length, new.sha256
+                        old.length,
+                        old.sha256,
+                        new.length,
+                        new.sha256
                     );
                 }
-                None => println!("new     {key}: {} bytes {}", new.length, new.sha256),
+                None => outln!("new     {key}: {} bytes {}", new.length, new.sha256),
             }
-            println!("        checked: {checked}");
+            outln!("        checked: {checked}");
             write_file(&path, bytes)?;
             manifest.entries.insert(key, new);
             changed += 1;
@@ -104,14 +107,14 @@ pub fn run(root: &Path, case: Option<&str>, in_ci: bool) -> Result<Outcome, Harn
             if !declared.contains(&k) {
                 manifest.entries.remove(&k);
                 let _ = std::fs::remove_file(store.bytes_path(&k));
-                println!("removed {k}: no scenario declares it");
+                outln!("removed {k}: no scenario declares it");
                 removed += 1;
             }
         }
         for k in store.byte_files() {
             if !manifest.entries.contains_key(&k) {
                 let _ = std::fs::remove_file(store.bytes_path(&k));
-                println!(
+                outln!(
                     "removed {}: not in the manifest",
                     store.bytes_path(&k).display()
                 );
@@ -122,6 +125,6 @@ pub fn run(root: &Path, case: Option<&str>, in_ci: bool) -> Result<Outcome, Harn
     if manifest != before {
         write_file(&store.manifest_path(), manifest.render().as_bytes())?;
     }
-    println!("{changed} written, {unchanged} unchanged, {removed} removed, {bad} refused");
+    outln!("{changed} written, {unchanged} unchanged, {removed} removed, {bad} refused");
     Ok(Outcome::pass_if(bad == 0))
 }

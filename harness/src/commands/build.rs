@@ -282,11 +282,11 @@ pub fn run(o: &BuildOptions) -> Result<Outcome, HarnessError> {
         .map_or("demo (spec/build3d.md §3.1)".to_owned(), |p| {
             p.display().to_string()
         });
-    print!(
+    out!(
         "{}",
         summary_text(&o.input, &geometry, &shown, &params, &summary)
     );
-    println!(
+    outln!(
         "wrote {} ({} bytes) in {:.2} s on {threads} thread{}",
         o.out.display(),
         file.len(),

@@ -82,7 +82,7 @@ pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
     });
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     write_file(&out.join("suite.json"), text.as_bytes())?;
-    println!(
+    outln!(
         "compiled {} cases into {} ({} not compiled)",
         cases.len(),
         out.display(),

@@ -11,7 +11,7 @@ use crate::files::diff::{diff, Difference};
 /// `onav diff`: prints the first difference; [`Outcome::Differ`] unless the files are identical.
 pub fn run(a: &Path, b: &Path) -> Result<Outcome, HarnessError> {
     let d = diff(&read(a)?, &read(b)?);
-    print!("{d}");
+    out!("{d}");
     Ok(if d == Difference::Identical {
         Outcome::Pass
     } else {

@@ -96,7 +96,7 @@ fn emit(svg: &str, out: Option<&Path>) -> Result<(), HarnessError> {
     match out {
         Some(p) => write_file(p, svg.as_bytes()),
         None => {
-            print!("{svg}");
+            out!("{svg}");
             Ok(())
         }
     }

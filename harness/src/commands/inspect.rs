@@ -26,9 +26,9 @@ pub fn run(file: &Path, library: &[PathBuf], json: bool) -> Result<Outcome, Harn
     let bytes = read(file)?;
     let i = inspect::examine(&bytes, &lib);
     if json {
-        println!("{}", i.json());
+        outln!("{}", i.json());
     } else {
-        print!("{}", i.text());
+        out!("{}", i.text());
     }
     let why = match i.conclusion() {
         Conclusion::Valid => return Ok(Outcome::Pass),

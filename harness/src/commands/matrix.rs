@@ -46,7 +46,7 @@ pub fn run(
         let mut cases = BTreeMap::new();
         for r in &results {
             if r.status != Status::Pass {
-                println!("FAIL {} at {t} threads: {}", r.id, r.message);
+                outln!("FAIL {} at {t} threads: {}", r.id, r.message);
                 failed += 1;
             }
             for (label, bytes) in &r.run.goldens {
@@ -75,7 +75,7 @@ pub fn run(
                     None => format!("{t} threads: missing"),
                 })
                 .collect();
-            println!("DIFFERS {k}: {}", shown.join("; "));
+            outln!("DIFFERS {k}: {}", shown.join("; "));
         }
     }
     let doc = json!({
@@ -88,7 +88,7 @@ pub fn run(
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
         write_file(p, text.as_bytes())?;
     }
-    println!(
+    outln!(
         "{} hashed outputs x {} thread counts ({}): {}",
         keys.len(),
         threads.len(),

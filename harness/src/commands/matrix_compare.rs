@@ -264,13 +264,13 @@ pub fn run(files: &[PathBuf], golden: Option<&Path>) -> Result<Outcome, HarnessE
     };
     let (cases, bad) = compare(&jobs, golden.as_ref());
     for d in &bad {
-        print!("{d}");
+        out!("{d}");
     }
     let over = match golden {
         Some(_) => format!("{} jobs and the golden", jobs.len()),
         None => format!("{} jobs", jobs.len()),
     };
-    println!(
+    outln!(
         "{cases} cases over {over}: {}",
         if bad.is_empty() {
             "every job agrees".to_owned()

@@ -5,6 +5,31 @@
 use crate::error::HarnessError;
 use crate::suite::{self, CaseResult, Suite, Target};
 
+/// `print!` for the commands: standard output closed by its reader (`onav inspect F | head`)
+/// ends the process quietly with status 141 (128 + SIGPIPE, what a shell reports for a program
+/// a closed pipe stopped), where `print!` would panic.
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::commands::write_out(format_args!($($t)*))
+    };
+}
+
+/// `println!` for the commands, as `out!`.
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::commands::write_out(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+
+/// What `out!` and `outln!` do.
+pub fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut o = std::io::stdout().lock();
+    if o.write_fmt(args).and_then(|()| o.flush()).is_err() {
+        std::process::exit(141);
+    }
+}
+
 pub mod args;
 pub mod bless;
 pub mod build;

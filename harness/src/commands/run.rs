@@ -261,7 +261,7 @@ pub fn run(root: &Path, o: &RunOptions) -> Result<Outcome, HarnessError> {
         golden_problems: &golden_problems,
         target: info,
     };
-    print!("{}", report::render(&s, o.format));
+    out!("{}", report::render(&s, o.format));
     if let Some(d) = &o.trace {
         let which = if o.trace_all {
             suite::trace::Which::All

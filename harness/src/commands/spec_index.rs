@@ -90,14 +90,14 @@ pub fn run(root: &Path, check: bool) -> Result<Outcome, HarnessError> {
     let changes = texts(root)?;
     for (p, text) in &changes {
         if check {
-            println!("out of date: {}", p.display());
+            outln!("out of date: {}", p.display());
         } else {
             std::fs::write(p, text).map_err(|e| HarnessError::io(p, e))?;
-            println!("updated {}", p.display());
+            outln!("updated {}", p.display());
         }
     }
     if check && !changes.is_empty() {
-        println!("run onav spec-index to update the Scenarios: lines");
+        outln!("run onav spec-index to update the Scenarios: lines");
         Ok(Outcome::Fail)
     } else {
         Ok(Outcome::Pass)

@@ -255,3 +255,28 @@ fn inspect_exit_status_is_its_verdict() {
         j["result"]["text"].as_str().unwrap()
     )));
 }
+
+/// A reader that stops early (`onav inspect F | head -1`) ends the command with status 141 and
+/// no panic; `println!` panicked there.
+#[test]
+fn a_closed_standard_output_ends_quietly() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_onav"))
+        .args(["inspect", "golden/bytes/navmesh/y_snapshot-bytes/full.bin"])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("onav runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("ONPS"), "{first}");
+    // The pipe is closed here, long before the decode's hundreds of lines are written.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(141), "{err}");
+}

@@ -20,6 +20,7 @@ mod rollback;
 pub(crate) use rollback::try_rollback;
 mod write;
 
+use crate::bytes::Writer;
 use crate::error::RestoreError;
 use crate::library::TileLibrary;
 use crate::mesh::{MeshState, SlotContents, TiledNavMesh};
@@ -48,6 +49,29 @@ impl TiledNavMesh {
     /// switches) plus the tile bytes in Full mode; no polygon is scanned.
     pub fn snapshot(&self, mode: SnapshotMode) -> Vec<u8> {
         write::snapshot(self.params(), &self.state, mode)
+    }
+
+    /// The length in bytes of [`TiledNavMesh::snapshot`]`(mode)`, exactly, without writing it:
+    /// what a container format that embeds the snapshot (the tile cache's `ONTK`) needs to
+    /// reserve its buffer once. O(1) once the mesh's records are built.
+    pub fn snapshot_len(&self, mode: SnapshotMode) -> usize {
+        write::len(&self.state, mode)
+    }
+
+    /// Bytes to have free in a [`Writer`] before [`TiledNavMesh::write_snapshot`] so that the
+    /// write never reallocates: [`TiledNavMesh::snapshot_len`] plus a small slack (the Full
+    /// writer copies short runs as fixed-size moves and then cuts back).
+    pub fn snapshot_capacity(&self, mode: SnapshotMode) -> usize {
+        write::capacity(self.snapshot_len(mode))
+    }
+
+    /// Appends the canonical snapshot in `mode` (`spec/snapshot.md` S22) to `w`, after whatever
+    /// it holds: the same bytes as [`TiledNavMesh::snapshot`], written in place, so a format
+    /// that embeds a mesh snapshot (`spec/tilecache.md` TC30) writes everything with one copy.
+    /// Exactly [`TiledNavMesh::snapshot_len`] bytes are appended.
+    pub fn write_snapshot(&self, mode: SnapshotMode, w: &mut Writer) {
+        let len = write::len(&self.state, mode);
+        write::write_into(w, self.params(), &self.state, mode, len);
     }
 
     /// Replaces this mesh's state with the snapshot's, in place, keeping the object

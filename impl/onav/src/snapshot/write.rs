@@ -11,18 +11,44 @@ use crate::record::{snapshot_len, write_state, CHUNK_SLOTS, KIND_FREE, KIND_INLI
 /// then cut back), when that many can be read from the chunk; longer states are copied exactly.
 const STATE_COPY: usize = 32;
 
-/// The snapshot of `state` (with `params`) in `mode`, into an exactly reserved buffer (plus the
-/// slack of the fixed-size state copy) that is never zeroed.
-pub(super) fn snapshot(params: &MeshParams, state: &MeshState, mode: SnapshotMode) -> Vec<u8> {
+/// Bytes a writer should have free before [`write_into`] appends a snapshot of `len` bytes, so
+/// that it never grows: the length plus the slack of the fixed-size state copy.
+pub(super) const fn capacity(len: usize) -> usize {
+    len + STATE_COPY
+}
+
+/// The exact length in bytes of the snapshot of `state` in `mode`, computed from sizes the mesh
+/// keeps (no byte is written).
+pub(super) fn len(state: &MeshState, mode: SnapshotMode) -> usize {
     let sizes = state.sizes();
     let body = match mode {
         SnapshotMode::Full => sizes.full_body(),
         SnapshotMode::Referenced => sizes.referenced_body(),
     };
-    let len = snapshot_len(body) as usize;
-    let mut w = Writer::with_capacity(len + STATE_COPY);
+    snapshot_len(body) as usize
+}
+
+/// The snapshot of `state` (with `params`) in `mode`, into an exactly reserved buffer (plus the
+/// slack of the fixed-size state copy) that is never zeroed.
+pub(super) fn snapshot(params: &MeshParams, state: &MeshState, mode: SnapshotMode) -> Vec<u8> {
+    let len = len(state, mode);
+    let mut w = Writer::with_capacity(capacity(len));
+    write_into(&mut w, params, state, mode, len);
+    w.into_inner()
+}
+
+/// Appends the snapshot of `state` (with `params`) in `mode`, `len` bytes long (from [`len`]),
+/// to whatever `w` holds already.
+pub(super) fn write_into(
+    w: &mut Writer,
+    params: &MeshParams,
+    state: &MeshState,
+    mode: SnapshotMode,
+    len: usize,
+) {
+    let start = w.len();
     w.header(SNAPSHOT_MAGIC, SNAPSHOT_VERSION);
-    params.write(&mut w);
+    params.write(w);
     // One section (S3): id, reserved, then the length-prefixed body.
     w.u32(1);
     w.u16(SECTION_SLOTS);
@@ -34,9 +60,7 @@ pub(super) fn snapshot(params: &MeshParams, state: &MeshState, mode: SnapshotMod
             SnapshotMode::Full => full(w, state),
         }
     });
-    let out = w.into_inner();
-    debug_assert_eq!(out.len(), len);
-    out
+    debug_assert_eq!(w.len() - start, len);
 }
 
 /// Referenced output is the mesh's cached chunks of slot records, one copy per 32 slots.

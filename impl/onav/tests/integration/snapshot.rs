@@ -45,6 +45,16 @@ fn check_writers(m: &TiledNavMesh) {
     for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
         let reference = SnapModel::of_mesh(m, |_| mode == SnapshotMode::Full).encode();
         assert_eq!(m.snapshot(mode), reference, "{mode:?}");
+        // The appending writer writes the same bytes after a prefix, exactly the stated length,
+        // and never grows a writer reserved with the stated capacity.
+        assert_eq!(m.snapshot_len(mode), reference.len(), "{mode:?}");
+        let mut w = onav::bytes::Writer::with_capacity(3 + m.snapshot_capacity(mode));
+        w.bytes(b"pre");
+        m.write_snapshot(mode, &mut w);
+        let out = w.into_inner();
+        assert_eq!(out[..3], *b"pre");
+        assert_eq!(out[3..], reference[..], "{mode:?}");
+        assert!(out.capacity() <= 3 + m.snapshot_capacity(mode), "{mode:?}");
     }
     assert_derived(m);
 }

@@ -8,15 +8,18 @@
 //!    errors nested under `mesh.` at their absolute offsets;
 //! C. the queue against the cache: at most the number of cached cells, each a cached cell.
 //!
-//! Then the mesh is committed (it cannot fail) and the lists are swapped in.
+//! Then the mesh is committed (it cannot fail) and the lists are swapped in. `restore` checks C
+//! before B (reporting B's error first when both fail) so that the mesh can be restored by its
+//! own in-place restore and its rollback path.
 
 mod read;
 mod write;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use onav::{FormatError, FormatReason, RestoreError, SnapshotMode, TileLibrary, ValidatedSnapshot};
-use onav_build3d::{Geometry, Settings};
+use onav_build3d::{Geometry, Settings, TileCell};
 
 use crate::cache::{CacheOptions, Entry, TileCache};
 use crate::error::CreateError;
@@ -105,9 +108,7 @@ impl TileCache {
     /// snapshot's, in place (TC31): the same as [`TileCache::check_restore`] with no extra
     /// library, then [`TileCache::commit`]. Any error leaves the cache untouched.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), RestoreError> {
-        let v = self.check_restore(bytes, None)?;
-        self.commit(v);
-        Ok(())
+        self.restore_in_place(bytes, None)
     }
 
     /// As [`TileCache::restore`], with the tiles of `library` available to a Referenced mesh
@@ -117,9 +118,146 @@ impl TileCache {
         bytes: &[u8],
         library: &TileLibrary,
     ) -> Result<(), RestoreError> {
-        let v = self.check_restore(bytes, Some(library))?;
-        self.commit(v);
+        self.restore_in_place(bytes, Some(library))
+    }
+
+    /// The library a Referenced mesh snapshot is checked with: the cache's, merged with `extra`
+    /// when that holds anything.
+    fn restore_library<'a>(
+        own: &'a TileLibrary,
+        extra: Option<&TileLibrary>,
+    ) -> Cow<'a, TileLibrary> {
+        match extra {
+            Some(x) if !x.is_empty() => {
+                let mut lib = own.clone();
+                for t in x.iter() {
+                    lib.add(t);
+                }
+                Cow::Owned(lib)
+            }
+            _ => Cow::Borrowed(own),
+        }
+    }
+
+    /// Stage C (TC29): the queue against the cached cells; the index of each queued cell.
+    fn check_queue(
+        &self,
+        queue: &[(TileCell, u64)],
+        queue_at: u64,
+    ) -> Result<Vec<u32>, FormatError> {
+        let cells = self.world.cells.len();
+        if queue.len() > cells {
+            let reason = FormatReason::CountTooLarge {
+                count: queue.len() as u64,
+                max: cells as u64,
+            };
+            return Err(FormatError::new(queue_at, "queue_length", reason));
+        }
+        let mut order = Vec::with_capacity(queue.len());
+        for (j, &(cell, at)) in queue.iter().enumerate() {
+            let Some(k) = self.world.index_of(cell) else {
+                return Err(FormatError::new(
+                    at,
+                    format!("queue[{j}]"),
+                    FormatReason::OutOfRange,
+                ));
+            };
+            order.push(k as u32);
+        }
+        Ok(order)
+    }
+
+    /// The obstacle and volume maps of a parsed snapshot, each entry with the cells it touches.
+    #[allow(clippy::type_complexity)]
+    fn entries(
+        &self,
+        obstacles: Vec<(ObstacleId, Obstacle)>,
+        volumes: Vec<(VolumeId, Volume)>,
+    ) -> (
+        BTreeMap<ObstacleId, Entry<Obstacle>>,
+        BTreeMap<VolumeId, Entry<Volume>>,
+    ) {
+        let obstacles = obstacles
+            .into_iter()
+            .map(|(id, value)| {
+                let touch = self.world.touch(value.mark());
+                (id, Entry { value, touch })
+            })
+            .collect();
+        let volumes = volumes
+            .into_iter()
+            .map(|(id, value)| {
+                let touch = self.world.touch(value.mark());
+                (id, Entry { value, touch })
+            })
+            .collect();
+        (obstacles, volumes)
+    }
+
+    /// [`TileCache::restore`] and [`TileCache::restore_with`]: the same checks in the same order
+    /// as [`TileCache::check_restore`] then [`TileCache::commit`], with the same result, but the
+    /// mesh is restored by [`onav::TiledNavMesh::restore`], whose rollback path (`snapshot.md`
+    /// S21) costs about a comparison of the slot records when only edits and switches differ.
+    /// Stage C does not depend on the mesh, so it runs first; when it fails, stage B is still
+    /// checked (without changing the mesh) so that its error wins as TC29 orders. When it
+    /// passes, the mesh restore is the last step that can fail (and a failed one changes
+    /// nothing); only then are the lists, ids and queue swapped in.
+    fn restore_in_place(
+        &mut self,
+        bytes: &[u8],
+        extra: Option<&TileLibrary>,
+    ) -> Result<(), RestoreError> {
+        let p = read::parse(bytes)?;
+        let (mesh_at, mesh_bytes) = (p.mesh_at, p.mesh);
+        let nest = |e: RestoreError| e.nested(mesh_at, "mesh");
+        let order = match self.check_queue(&p.queue, p.queue_at) {
+            Ok(order) => order,
+            Err(e) => {
+                let library = Self::restore_library(&self.library, extra);
+                self.mesh
+                    .check_restore(mesh_bytes, &library)
+                    .map_err(nest)?;
+                return Err(e.into());
+            }
+        };
+        let (obstacles, volumes) = self.entries(p.obstacles, p.volumes);
+        let queue = RebuildQueue::from_order(self.world.cells.len(), &order);
+        let library = Self::restore_library(&self.library, extra);
+        self.mesh.restore(mesh_bytes, &library).map_err(nest)?;
+        drop(library);
+        self.swap_lists(
+            p.next_obstacle,
+            p.next_volume,
+            obstacles,
+            volumes,
+            queue,
+            p.lists.to_vec(),
+        );
         Ok(())
+    }
+
+    /// Swaps the lists, ids and queue in after the mesh was restored, and adds every tile of
+    /// the restored mesh to the library (so a later Referenced snapshot finds it).
+    fn swap_lists(
+        &mut self,
+        next_obstacle: u32,
+        next_volume: u32,
+        obstacles: BTreeMap<ObstacleId, Entry<Obstacle>>,
+        volumes: BTreeMap<VolumeId, Entry<Volume>>,
+        queue: RebuildQueue,
+        lists: Vec<u8>,
+    ) {
+        self.obstacles = obstacles;
+        self.volumes = volumes;
+        self.next_obstacle = next_obstacle;
+        self.next_volume = next_volume;
+        self.queue = queue;
+        self.lists = std::sync::OnceLock::from(lists);
+        for (_, t) in self.mesh.tiles() {
+            if self.library.get(&t.content_id()).is_none() {
+                self.library.add(t);
+            }
+        }
     }
 
     /// Validates `bytes` for a restore into this cache (stages A–C, TC18–TC29) without changing
@@ -130,54 +268,14 @@ impl TileCache {
         extra: Option<&TileLibrary>,
     ) -> Result<ValidatedCacheSnapshot, RestoreError> {
         let p = read::parse(bytes)?;
-        let merged;
-        let library = match extra {
-            Some(x) if !x.is_empty() => {
-                let mut lib = self.library.clone();
-                for t in x.iter() {
-                    lib.add(t);
-                }
-                merged = lib;
-                &merged
-            }
-            _ => &self.library,
-        };
+        let library = Self::restore_library(&self.library, extra);
         let mesh = self
             .mesh
-            .check_restore(p.mesh, library)
+            .check_restore(p.mesh, &library)
             .map_err(|e| e.nested(p.mesh_at, "mesh"))?;
+        let order = self.check_queue(&p.queue, p.queue_at)?;
         let cells = self.world.cells.len();
-        if p.queue.len() > cells {
-            let reason = FormatReason::CountTooLarge {
-                count: p.queue.len() as u64,
-                max: cells as u64,
-            };
-            return Err(FormatError::new(p.queue_at, "queue_length", reason).into());
-        }
-        let mut order = Vec::with_capacity(p.queue.len());
-        for (j, &(cell, at)) in p.queue.iter().enumerate() {
-            let Some(k) = self.world.index_of(cell) else {
-                let e = FormatError::new(at, format!("queue[{j}]"), FormatReason::OutOfRange);
-                return Err(e.into());
-            };
-            order.push(k as u32);
-        }
-        let obstacles = p
-            .obstacles
-            .into_iter()
-            .map(|(id, value)| {
-                let touch = self.world.touch(value.mark());
-                (id, Entry { value, touch })
-            })
-            .collect();
-        let volumes = p
-            .volumes
-            .into_iter()
-            .map(|(id, value)| {
-                let touch = self.world.touch(value.mark());
-                (id, Entry { value, touch })
-            })
-            .collect();
+        let (obstacles, volumes) = self.entries(p.obstacles, p.volumes);
         Ok(ValidatedCacheSnapshot {
             next_obstacle: p.next_obstacle,
             next_volume: p.next_volume,
@@ -204,17 +302,14 @@ impl TileCache {
             "a snapshot checked against another cache"
         );
         self.mesh.commit(v.mesh);
-        self.obstacles = v.obstacles;
-        self.volumes = v.volumes;
-        self.next_obstacle = v.next_obstacle;
-        self.next_volume = v.next_volume;
-        self.queue = v.queue;
-        self.lists = std::sync::OnceLock::from(v.lists);
-        for (_, t) in self.mesh.tiles() {
-            if self.library.get(&t.content_id()).is_none() {
-                self.library.add(t);
-            }
-        }
+        self.swap_lists(
+            v.next_obstacle,
+            v.next_volume,
+            v.obstacles,
+            v.volumes,
+            v.queue,
+            v.lists,
+        );
     }
 
     /// A new cache of `geometry` and `settings` (with `options`) in the snapshot's state

@@ -8,12 +8,13 @@ use crate::cache::TileCache;
 use crate::limits::{CORNER_LEN, QUEUE_ENTRY_LEN, VALUE_LEN};
 
 /// The snapshot of `cache` with its mesh in `mode`: the header and next ids, the cached list
-/// bytes, the queue, then the mesh's snapshot.
+/// bytes, the queue, then the mesh's snapshot, written in place after its length (one buffer,
+/// reserved once; every byte is copied once).
 pub(super) fn snapshot(cache: &TileCache, mode: SnapshotMode) -> Vec<u8> {
-    let mesh = cache.mesh.snapshot(mode);
     let lists = cache.lists.get_or_init(|| lists(cache));
-    let mut w =
-        Writer::with_capacity(24 + lists.len() + QUEUE_ENTRY_LEN * cache.queue.len() + mesh.len());
+    let mut w = Writer::with_capacity(
+        24 + lists.len() + QUEUE_ENTRY_LEN * cache.queue.len() + cache.mesh.snapshot_capacity(mode),
+    );
     w.header(ONTK_MAGIC, ONTK_VERSION);
     w.u32(cache.next_obstacle);
     w.u32(cache.next_volume);
@@ -23,7 +24,7 @@ pub(super) fn snapshot(cache: &TileCache, mode: SnapshotMode) -> Vec<u8> {
         w.i32(cell.column);
         w.i32(cell.row);
     }
-    w.length_prefixed(|w| w.bytes(&mesh));
+    w.length_prefixed(|w| cache.mesh.write_snapshot(mode, w));
     w.into_inner()
 }
 

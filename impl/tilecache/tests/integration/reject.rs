@@ -75,6 +75,10 @@ fn must_reject(name: &str, bytes: &[u8], want: &Want) {
     let e = c.restore(bytes).expect_err(name);
     assert_eq!(&got(&e), want, "{name} (in place)");
     assert!(state(&c) == before, "{name}: the cache changed");
+    // `restore` checks stage C before the mesh (to restore the mesh by its rollback path) and
+    // must still report what `check_restore` reports, in TC29's order.
+    let e_check = c.check_restore(bytes, None).expect_err(name);
+    assert_eq!(&got(&e_check), want, "{name} (check_restore)");
     let lib = fx.busy.library().clone();
     let lib_len = lib.len();
     let e2 = c.restore_with(bytes, &lib).expect_err(name);
