@@ -166,23 +166,13 @@ pub fn fuzz_scenario_yaml(data: &[u8]) -> Fuzzed {
 
 #[cfg(test)]
 mod tests {
+    use onav_testkit::corpus::inputs;
+
     use super::*;
 
     /// A fuzz input: the id line, then a scenario needing `tile` with these steps.
     fn input(id: &str, steps: &str) -> String {
         format!("{id}\n{}", crate::scenario::test_text(id, "tile", steps))
-    }
-
-    fn inputs(dir: &Path) -> Vec<Vec<u8>> {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        paths
-            .iter()
-            .map(|p| std::fs::read(p).expect("readable seed"))
-            .collect()
     }
 
     /// The committed seeds and regressions of the `scenario_yaml` target replay through the

@@ -3,13 +3,12 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use onav_harness::commands::{
     self, args, build::BuildOptions, run::RunOptions, testee::TesteeOptions, Outcome,
 };
-use onav_harness::{Format, HarnessError, MutantKind};
+use onav_harness::{HarnessError, MutantKind};
 
 #[derive(Parser)]
 #[command(
@@ -32,60 +31,7 @@ struct Cli {
 enum Cmd {
     /// Run scenarios and check goldens (by default every scenario, in process, at 1, 2 and the
     /// machine's thread counts).
-    Run {
-        /// Scenario files or folders (default: scenarios/).
-        paths: Vec<PathBuf>,
-        /// Thread counts of the in-process run, comma separated (each 1 to 1024).
-        #[arg(long, value_delimiter = ',', value_parser = args::thread_count, conflicts_with = "testee")]
-        threads: Option<Vec<usize>>,
-        /// Only case ids matching this glob (`*`, `?`).
-        #[arg(long)]
-        filter: Option<String>,
-        /// Report format.
-        #[arg(long, value_enum, default_value = "human")]
-        format: Format,
-        /// Expected failures: lines of case-glob<TAB>status.
-        #[arg(long)]
-        failure_list: Option<PathBuf>,
-        /// A failure-list line that matches no case of the suite is an error (exit 2), not a
-        /// warning.
-        #[arg(long)]
-        strict_failure_list: bool,
-        /// Write every case that ran and did not pass, with its status, as a failure list.
-        #[arg(long, value_name = "FILE")]
-        write_failure_list: Option<PathBuf>,
-        /// Apply this failure list, then rewrite it to this run's outcome (entries that no
-        /// longer hold removed, new failures added).
-        #[arg(long, value_name = "FILE", conflicts_with = "failure_list")]
-        update_failure_list: Option<PathBuf>,
-        /// Run against a testee subprocess instead of the in-process reference.
-        #[arg(long)]
-        testee: Option<String>,
-        /// Seconds the testee has for each reply (default 20).
-        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, requires = "testee")]
-        timeout: Option<Duration>,
-        /// After this many cases ended in a timeout, report the rest as not run (default 5; 0:
-        /// never give up).
-        #[arg(long, value_name = "N", value_parser = args::count, requires = "testee")]
-        give_up_after: Option<u32>,
-        /// Start no case after this many seconds; the rest are reported as not run.
-        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, requires = "testee")]
-        run_timeout: Option<Duration>,
-        /// Answer every request with the in-process reference too, and name the first reply of
-        /// the testee that differs from the reference's.
-        #[arg(long, requires = "testee")]
-        compare_reference: bool,
-        /// For each case that did not pass, write its requests and replies to
-        /// DIR/<case id>/transcript.jsonl and their bytes to DIR/<case id>/files/.
-        #[arg(long, value_name = "DIR")]
-        trace: Option<PathBuf>,
-        /// With --trace, write a folder for every case that ran, passing ones too.
-        #[arg(long, requires = "trace")]
-        trace_all: bool,
-        /// A skipped case (a feature or op the testee lacks) fails the run.
-        #[arg(long)]
-        require_all: bool,
-    },
+    Run(RunOptions),
     /// Write goldens that changed, after an independent check (never in CI).
     Bless {
         /// Only cases matching this glob.
@@ -191,44 +137,7 @@ fn exit(r: Result<Outcome, HarnessError>) -> ExitCode {
 fn run(cli: Cli) -> Result<Outcome, HarnessError> {
     let root = onav_harness::find_root(cli.root.as_deref());
     match cli.cmd {
-        Cmd::Run {
-            paths,
-            threads,
-            filter,
-            format,
-            failure_list,
-            strict_failure_list,
-            write_failure_list,
-            update_failure_list,
-            testee,
-            timeout,
-            give_up_after,
-            run_timeout,
-            compare_reference,
-            trace,
-            trace_all,
-            require_all,
-        } => commands::run::run(
-            &root,
-            &RunOptions {
-                paths,
-                threads,
-                filter,
-                format,
-                failure_list,
-                strict_failure_list,
-                write_failure_list,
-                update_failure_list,
-                testee,
-                timeout,
-                give_up_after,
-                run_timeout,
-                compare_reference,
-                trace,
-                trace_all,
-                require_all,
-            },
-        ),
+        Cmd::Run(options) => commands::run::run(&root, &options),
         Cmd::Bless { case } => {
             // CI= and CI=false are how people say "not CI".
             let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "false" | "0"));

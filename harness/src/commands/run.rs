@@ -15,39 +15,59 @@ use crate::suite::{self, failure_list, Settings, Target};
 use crate::testee::client::TesteeBackend;
 
 /// Options of `onav run`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, clap::Args)]
 pub struct RunOptions {
-    /// Scenario files or folders (default: all of `scenarios/`).
+    /// Scenario files or folders (default: scenarios/).
     pub paths: Vec<PathBuf>,
-    /// Thread counts (default 1, 2 and the machine's).
+    /// Thread counts of the in-process run, comma separated (each 1 to 1024).
+    #[arg(long, value_delimiter = ',', value_parser = super::args::thread_count, conflicts_with = "testee")]
     pub threads: Option<Vec<usize>>,
-    /// Glob over case ids.
+    /// Only case ids matching this glob (`*`, `?`).
+    #[arg(long)]
     pub filter: Option<String>,
     /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Failure list file.
+    /// Expected failures: lines of case-glob<TAB>status.
+    #[arg(long)]
     pub failure_list: Option<PathBuf>,
-    /// A failure-list line matching no case is an error, not a warning.
+    /// A failure-list line that matches no case of the suite is an error (exit 2), not a
+    /// warning.
+    #[arg(long)]
     pub strict_failure_list: bool,
-    /// Write the cases that did not pass, with their statuses, as a failure list here.
+    /// Write every case that ran and did not pass, with its status, as a failure list.
+    #[arg(long, value_name = "FILE")]
     pub write_failure_list: Option<PathBuf>,
-    /// Apply this failure list, then rewrite it to the run's outcome.
+    /// Apply this failure list, then rewrite it to this run's outcome (entries that no
+    /// longer hold removed, new failures added).
+    #[arg(long, value_name = "FILE", conflicts_with = "failure_list")]
     pub update_failure_list: Option<PathBuf>,
-    /// Testee command, instead of the in-process reference.
+    /// Run against a testee subprocess instead of the in-process reference.
+    #[arg(long)]
     pub testee: Option<String>,
-    /// Time a testee has for each request (default 20 s).
+    /// Seconds the testee has for each reply (default 20).
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds, requires = "testee")]
     pub timeout: Option<Duration>,
-    /// Stop after this many cases timed out (default `limits::DEFAULT_GIVE_UP_AFTER`, 5; 0: never).
+    /// After this many cases ended in a timeout, report the rest as not run (default 5; 0:
+    /// never give up).
+    #[arg(long, value_name = "N", value_parser = super::args::count, requires = "testee")]
     pub give_up_after: Option<u32>,
-    /// Start no case after this much time.
+    /// Start no case after this many seconds; the rest are reported as not run.
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds, requires = "testee")]
     pub run_timeout: Option<Duration>,
-    /// Compare each testee reply with the in-process reference's.
+    /// Answer every request with the in-process reference too, and name the first reply of
+    /// the testee that differs from the reference's.
+    #[arg(long, requires = "testee")]
     pub compare_reference: bool,
-    /// Write the transcript of each case that did not pass below this folder.
+    /// For each case that did not pass, write its requests and replies to
+    /// DIR/<case id>/transcript.jsonl and their bytes to DIR/<case id>/files/.
+    #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
-    /// With `trace`, write the transcripts of passing cases too.
+    /// With --trace, write a folder for every case that ran, passing ones too.
+    #[arg(long, requires = "trace")]
     pub trace_all: bool,
-    /// A skipped case fails the run.
+    /// A skipped case (a feature or op the testee lacks) fails the run.
+    #[arg(long)]
     pub require_all: bool,
 }
 

@@ -918,17 +918,36 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             t,
         );
     };
+    // A 22 × 10 box left of a legend line at `y`, with its own fill and stroke.
+    let swatch = |svg: &mut Svg, y: f64, style: &[(&str, A<'_>)]| {
+        let mut at: Vec<(&str, A<'_>)> = vec![
+            ("x", x.into()),
+            ("y", (y - 5.0).into()),
+            ("width", 22.0.into()),
+            ("height", 10.0.into()),
+        ];
+        at.extend_from_slice(style);
+        svg.leaf("rect", &at);
+    };
+    // A line from `x + from` to `x + 22` at `y`, with its own stroke.
+    let rule = |svg: &mut Svg, y: f64, from: f64, style: &[(&str, A<'_>)]| {
+        let mut at: Vec<(&str, A<'_>)> = vec![
+            ("x1", (x + from).into()),
+            ("y1", y.into()),
+            ("x2", (x + 22.0).into()),
+            ("y2", y.into()),
+        ];
+        at.extend_from_slice(style);
+        svg.leaf("line", &at);
+    };
     svg.open("g", &[("id", "legend".into())]);
     head(svg, y, "areas (polygons)");
     y += LINE;
     for (a, n) in used_areas(scenes) {
-        svg.leaf(
-            "rect",
+        swatch(
+            svg,
+            y,
             &[
-                ("x", x.into()),
-                ("y", (y - 5.0).into()),
-                ("width", 22.0.into()),
-                ("height", 10.0.into()),
                 ("fill", (&area_colour(a)).into()),
                 ("stroke", "#495057".into()),
                 ("stroke-width", 0.4.into()),
@@ -948,18 +967,12 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         EdgeStyle::Missing,
     ] {
         let (c, w, dash) = edge_stroke(s);
-        let mut at: Vec<(&str, A<'_>)> = vec![
-            ("x1", x.into()),
-            ("y1", y.into()),
-            ("x2", (x + 22.0).into()),
-            ("y2", y.into()),
-            ("stroke", c.into()),
-            ("stroke-width", w.max(1.0).into()),
-        ];
+        let mut at: Vec<(&str, A<'_>)> =
+            vec![("stroke", c.into()), ("stroke-width", w.max(1.0).into())];
         if !dash.is_empty() {
             at.push(("stroke-dasharray", dash.into()));
         }
-        svg.leaf("line", &at);
+        rule(svg, y, 0.0, &at);
         label(
             svg,
             y,
@@ -989,10 +1002,6 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             "#868e96"
         };
         let mut at: Vec<(&str, A<'_>)> = vec![
-            ("x1", (x + 2.0).into()),
-            ("y1", y.into()),
-            ("x2", (x + 22.0).into()),
-            ("y2", y.into()),
             ("stroke", c.into()),
             ("stroke-width", 1.6.into()),
             ("marker-end", marker.into()),
@@ -1003,7 +1012,7 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         if !dash.is_empty() {
             at.push(("stroke-dasharray", dash.into()));
         }
-        svg.leaf("line", &at);
+        rule(svg, y, 2.0, &at);
         label(svg, y, text);
         y += LINE;
     }
@@ -1012,13 +1021,10 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
         ("url(#bad)", "#e03131", "rejected here (onav's error)"),
         ("none", "#f08c00", "first difference"),
     ] {
-        svg.leaf(
-            "rect",
+        swatch(
+            svg,
+            y,
             &[
-                ("x", x.into()),
-                ("y", (y - 5.0).into()),
-                ("width", 22.0.into()),
-                ("height", 10.0.into()),
                 ("fill", fill.into()),
                 ("stroke", stroke.into()),
                 ("stroke-width", 1.5.into()),
@@ -1049,17 +1055,7 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             ("#74c0fc", "raycast visited", 0.45),
             ("#40c057", "nearest polygon", 0.6),
         ] {
-            svg.leaf(
-                "rect",
-                &[
-                    ("x", x.into()),
-                    ("y", (y - 5.0).into()),
-                    ("width", 22.0.into()),
-                    ("height", 10.0.into()),
-                    ("fill", c.into()),
-                    ("fill-opacity", op.into()),
-                ],
-            );
+            swatch(svg, y, &[("fill", c.into()), ("fill-opacity", op.into())]);
             label(svg, y, text);
             y += LINE;
         }
@@ -1068,16 +1064,11 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
             ("#1971c2", "ray walked (dashed: not)"),
             ("#e03131", "wall hit and its normal"),
         ] {
-            svg.leaf(
-                "line",
-                &[
-                    ("x1", x.into()),
-                    ("y1", y.into()),
-                    ("x2", (x + 22.0).into()),
-                    ("y2", y.into()),
-                    ("stroke", c.into()),
-                    ("stroke-width", 2.4.into()),
-                ],
+            rule(
+                svg,
+                y,
+                0.0,
+                &[("stroke", c.into()), ("stroke-width", 2.4.into())],
             );
             label(svg, y, text);
             y += LINE;

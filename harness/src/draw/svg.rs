@@ -49,6 +49,7 @@ pub struct Svg {
 }
 
 /// An attribute value.
+#[derive(Clone, Copy)]
 pub enum A<'a> {
     /// A number, written by [`num`].
     N(f64),

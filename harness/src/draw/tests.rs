@@ -204,13 +204,7 @@ fn draw_hostile_seeds_and_corruptions_replay() {
             if g.is_empty() {
                 break;
             }
-            let at = (h % g.len() as u64) as usize;
-            match h >> 62 {
-                0 => g[at] ^= (h >> 8) as u8 | 1,
-                1 => g[at] = 0xff,
-                2 => g.truncate(at),
-                _ => g.splice(at..at, [(h >> 16) as u8]).for_each(drop),
-            }
+            crate::files::mutate(&mut g, h);
             let svg = fuzz_draw(&g);
             assert!(svg.ends_with("</svg>\n"));
             rejected += usize::from(svg.contains("rejected ("));

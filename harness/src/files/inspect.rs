@@ -523,13 +523,7 @@ mod tests {
             for _ in 0..300 {
                 h = onav::generator::mix(h);
                 let mut g = f.clone();
-                let at = (h % g.len() as u64) as usize;
-                match h >> 62 {
-                    0 => g[at] ^= (h >> 8) as u8 | 1,
-                    1 => g[at] = 0xff,
-                    2 => g.truncate(at),
-                    _ => g.splice(at..at, [(h >> 16) as u8]).for_each(drop),
-                }
+                crate::files::mutate(&mut g, h);
                 let out = inspect(&g, &lib);
                 assert!(out.contains("\nresult: "), "{out}");
                 let d = crate::files::diff::diff(f, &g).to_string();

@@ -16,3 +16,16 @@ pub(crate) fn mesh_of(w: &onav::WorldSpec, slots: u32) -> onav::TiledNavMesh {
     }
     m
 }
+
+/// One hostile edit of `g` picked by `h` (a byte flipped, set to 0xff, the bytes cut there or one
+/// inserted): the inputs of the tests that every tool survives damaged files.
+#[cfg(test)]
+pub(crate) fn mutate(g: &mut Vec<u8>, h: u64) {
+    let at = (h % g.len() as u64) as usize;
+    match h >> 62 {
+        0 => g[at] ^= (h >> 8) as u8 | 1,
+        1 => g[at] = 0xff,
+        2 => g.truncate(at),
+        _ => g.splice(at..at, [(h >> 16) as u8]).for_each(drop),
+    }
+}

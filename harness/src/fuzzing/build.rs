@@ -124,19 +124,9 @@ mod tests {
     use std::collections::BTreeMap;
     use std::path::Path;
 
-    use super::*;
+    use onav_testkit::corpus::inputs;
 
-    fn inputs(dir: &Path) -> Vec<Vec<u8>> {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        paths
-            .iter()
-            .map(|p| std::fs::read(p).expect("readable seed"))
-            .collect()
-    }
+    use super::*;
 
     /// An input of the target: settings, then OBJ text.
     fn input(settings: &[u8], obj: &str) -> Vec<u8> {

@@ -114,15 +114,26 @@ impl CaseResult {
     /// The result of `case` from one run of it.
     pub fn new(case: &Case, run: CaseRun, threads: &[usize]) -> Self {
         Self {
-            id: case.id.clone(),
-            area: case.area.clone(),
-            status: run.status(),
             message: run.message().to_owned(),
             threads: threads.to_vec(),
+            spec: case.scenario.spec.clone(),
+            ..Self::bare(case.id.clone(), case.area.clone(), run, Location::of(case))
+        }
+    }
+
+    /// The result of case `id` in `area` from `run`, with no message, thread counts, spec
+    /// anchors, trace or mark.
+    fn bare(id: String, area: String, run: CaseRun, at: Location) -> Self {
+        Self {
+            id,
+            area,
+            status: run.status(),
+            message: String::new(),
+            threads: Vec::new(),
             run,
             expected: false,
-            at: Location::of(case),
-            spec: case.scenario.spec.clone(),
+            at,
+            spec: Vec::new(),
             missing: Vec::new(),
             missing_op: None,
             golden: false,
@@ -147,25 +158,14 @@ impl CaseResult {
     /// A result of a case `id` with `status`, for tests of what consumes results.
     #[cfg(test)]
     pub(crate) fn for_test(id: &str, status: Status) -> Self {
+        let at = Location {
+            file: format!("scenarios/{id}.yaml"),
+            ..Location::default()
+        };
+        let area = id.split('/').next().unwrap_or_default().into();
         Self {
-            id: id.into(),
-            area: id.split('/').next().unwrap_or_default().into(),
             status,
-            message: String::new(),
-            threads: Vec::new(),
-            run: CaseRun::default(),
-            expected: false,
-            at: Location {
-                file: format!("scenarios/{id}.yaml"),
-                ..Location::default()
-            },
-            spec: Vec::new(),
-            missing: Vec::new(),
-            missing_op: None,
-            golden: false,
-            not_run: false,
-            divergence: None,
-            exchanges: Vec::new(),
+            ..Self::bare(id.into(), area, CaseRun::default(), at)
         }
     }
 

@@ -4,46 +4,16 @@
 //! settings digest; bad arguments and bad files end with a message and exit status 2, never a
 //! panic.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use super::kit::{root, Temp};
 
 fn onav(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_onav"))
         .args(args)
         .output()
         .expect("onav runs")
-}
-
-/// A fresh folder below the system temp folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("onav-build-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Temp(p)
-    }
-
-    fn file(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.display().to_string()
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn text(b: &[u8]) -> String {
@@ -86,7 +56,7 @@ fn the_dungeon_builds_to_the_tiles_of_build_obj_and_inspects() {
     );
     // The settings file holds the fields of spec/build3d.md §3.1; the demo values are the
     // default, so a file that repeats one of them builds the same bytes.
-    let yaml = t.file("s.yaml", "cell_size: 0.3\ntile_size: 48\n");
+    let yaml = t.text_file("s.yaml", "cell_size: 0.3\ntile_size: 48\n");
     let again = t.path("again.onms");
     let o = onav(&[
         "build",
@@ -103,18 +73,18 @@ fn the_dungeon_builds_to_the_tiles_of_build_obj_and_inspects() {
 #[test]
 fn bad_arguments_and_bad_files_exit_2_with_a_message() {
     let t = Temp::new("bad");
-    let good = t.file(
+    let good = t.text_file(
         "floor.obj",
         "v 0 0 0\nv 0 0 6\nv 6 0 6\nv 6 0 0\nf 1 2 3 4\n",
     );
-    let bad_obj = t.file("bad.obj", "v 0 0 0\nv 0 x 6\n");
-    let far = t.file("far.obj", "v 0 0 0\nv 0 0 1\nv 1e12 0 0\nf 1 2 3\n");
-    let zero = t.file("zero.yaml", "cell_size: 0\n");
-    let unknown = t.file("unknown.yaml", "cell_sise: 0.3\n");
-    let not_yaml = t.file("broken.yaml", "cell_size: [0.3\n");
-    let wrong_type = t.file("type.yaml", "cell_size: fine\n");
-    let volumes = t.file("volumes.yaml", "volumes: 3\n");
-    let clockwise_inside_out = t.file(
+    let bad_obj = t.text_file("bad.obj", "v 0 0 0\nv 0 x 6\n");
+    let far = t.text_file("far.obj", "v 0 0 0\nv 0 0 1\nv 1e12 0 0\nf 1 2 3\n");
+    let zero = t.text_file("zero.yaml", "cell_size: 0\n");
+    let unknown = t.text_file("unknown.yaml", "cell_sise: 0.3\n");
+    let not_yaml = t.text_file("broken.yaml", "cell_size: [0.3\n");
+    let wrong_type = t.text_file("type.yaml", "cell_size: fine\n");
+    let volumes = t.text_file("volumes.yaml", "volumes: 3\n");
+    let clockwise_inside_out = t.text_file(
         "inside-out.yaml",
         "volumes: [{area: 5, min_y: 1, max_y: 0, polygon: [[0, 0], [0, 1], [1, 1]]}]\n",
     );

@@ -2,12 +2,10 @@
 //! globs, folders for files, unreadable and empty files — with a message and exit status 2, and
 //! never panics (`spec/conformance.md` §4.5). Each case runs the built binary.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use super::kit::root;
 
 /// A scratch folder with an empty file, a file that is not UTF-8, a file that is not JSON and an
 /// empty folder; removed when dropped.

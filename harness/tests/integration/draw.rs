@@ -4,39 +4,14 @@
 //! and must be the same bytes (`ONAV_BLESS_DRAW=1` rewrites them); hostile files are drawn with
 //! their error; bad arguments exit 2.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use onav::{LinkKind, PolyIndex, SnapshotMode, TiledNavMesh, WorldSpec};
 use onav_harness::{case_pictures, CaseState};
 use serde_json::{json, Value};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A fresh folder below the system temp folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("onav-draw-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Temp(p)
-    }
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use super::kit::{root, Temp};
 
 fn onav(args: &[&std::ffi::OsStr]) -> Output {
     onav_in(&std::env::temp_dir(), args)
@@ -114,21 +89,8 @@ fn example(name: &str, svg: &str) {
 /// holes, slopes, three area kinds, two off-mesh links per tile.
 const SUITE_WORLD: &str = "world: {name: w, columns: 3, rows: 2, layers: 2, quads: 2, vary_density: true, slope: [0.02, 0.01], bump: 0.2, hole_chance: 20, links_per_tile: 2, area_kinds: 3}";
 
-fn suite_world() -> WorldSpec {
-    WorldSpec {
-        columns: 3,
-        rows: 2,
-        layers: 2,
-        quads: 2,
-        vary_density: true,
-        slope: [0.02, 0.01],
-        bump: 0.2,
-        hole_chance: 20,
-        links_per_tile: 2,
-        area_kinds: 3,
-        ..WorldSpec::default()
-    }
-}
+// The same world as a `WorldSpec`: the test kit's fuzz world.
+use onav_testkit::fuzz_world as suite_world;
 
 fn mesh_of(w: &WorldSpec, slots: u32) -> TiledNavMesh {
     let mut m = TiledNavMesh::new(w.params(slots));

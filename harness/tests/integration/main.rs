@@ -4,6 +4,7 @@
 mod build;
 mod cli;
 mod draw;
+mod kit;
 mod protocol;
 mod runner;
 mod suite;

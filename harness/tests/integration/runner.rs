@@ -11,9 +11,7 @@ use base64::Engine as _;
 use onav_harness::{Backend, Reference, Request};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use super::kit::{copy_dir, root, Temp};
 
 fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_onav")
@@ -39,28 +37,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh folder below the system temp folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("onav-runner-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Temp(p)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The numbers of the last line, `N passed, N failed[, N skipped]`.
@@ -594,17 +570,4 @@ fn fail_lines_put_golden_mismatches_first_and_name_file_step_and_anchors() {
         snapshot_step.trim_start().starts_with("- snapshot:"),
         "{snapshot_step}"
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
-    }
 }

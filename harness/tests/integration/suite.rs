@@ -3,7 +3,7 @@
 //! catch stale, pending, orphaned and damaged goldens; the compiled suite replays; the thread
 //! matrix agrees with the manifest.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use onav_harness::commands::{self, Outcome};
 use onav_harness::{
@@ -13,40 +13,7 @@ use onav_harness::{
     SetEdit, Status, Step, Store, Target,
 };
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A fresh folder below the system temp folder, removed when dropped.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("onav-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Temp(p)
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
-    }
-}
+use super::kit::{copy_dir, root, Temp};
 
 #[test]
 fn whole_suite_passes_in_process_at_several_thread_counts() {

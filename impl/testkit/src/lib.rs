@@ -8,6 +8,7 @@
 //!   and a mesh file written from the spec;
 //! - [`targets`]: the fuzz entry points and the checks they share;
 //! - [`seeds`]: the committed seed corpus;
+//! - [`corpus`]: the committed corpus as replay tests read it, and the check of the seeds;
 //! - [`ontk`]: the tile cache's world, caches, `ONTK` model, fuzz entry points and seeds;
 //! - [`adversarial`]: large and hostile inputs, and meshes of many tiles built in one checked
 //!   restore.
@@ -16,6 +17,7 @@
 //! `onav::testing` and the world generator.
 
 pub mod adversarial;
+pub mod corpus;
 pub mod cursor;
 pub mod fixture;
 pub mod model;

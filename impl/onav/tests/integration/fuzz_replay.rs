@@ -2,21 +2,7 @@
 //! (`fuzz/regressions/<target>/`) through the same `onav_testkit` entry points the cargo-fuzz
 //! targets call, on stable Rust: a crash found once stays tested by `cargo test`.
 
-use std::path::{Path, PathBuf};
-
-fn fuzz_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
-}
-
-/// The files of `dir`, sorted by name (none if it does not exist).
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    v.retain(|p| p.is_file());
-    v.sort();
-    v
-}
+use onav_testkit::corpus::{files, fuzz_dir};
 
 fn replay(kind: &str) -> usize {
     let mut n = 0;

@@ -3,38 +3,10 @@
 //! otherwise it checks that the committed files are exactly what the generator makes here (on a
 //! big-endian or 32-bit target too, that is one more check that the writers are portable).
 
-use std::path::PathBuf;
-
-fn seeds_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds")
-}
-
 #[test]
 #[cfg_attr(miri, ignore)]
 fn committed_seeds_match_the_generator() {
-    let write = std::env::var_os("ONAV_WRITE_SEEDS").is_some_and(|v| v == "1");
-    let mut total = 0;
-    for (target, name, bytes) in onav_testkit::seed_inputs() {
-        let path = seeds_dir().join(target).join(&name);
-        total += bytes.len();
-        if write {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        } else {
-            let on_disk = std::fs::read(&path).unwrap_or_else(|e| {
-                panic!("{}: {e} (run with ONAV_WRITE_SEEDS=1)", path.display())
-            });
-            assert!(
-                on_disk == bytes,
-                "{} differs from the generator",
-                path.display()
-            );
-        }
-    }
-    assert!(
-        total < 2 << 20,
-        "seed corpus must stay below 2 MB, is {total} bytes"
-    );
+    onav_testkit::corpus::check_committed_seeds(onav_testkit::seed_inputs(), 2 << 20);
 }
 
 /// The seeds over the landing budget are rejected where they are meant to be: at the one slot's
