@@ -288,7 +288,10 @@ pub fn check(params: MeshParams, tiles: &[NavTile]) -> Result<(TiledNavMesh, Sum
                 what: "no polygon 0".into(),
             });
         };
-        let half = [size * 1e-3, size, size * 1e-3];
+        // The mean of the corners is rounded: far from the origin (a cell height of 1e73 puts
+        // every y near 1e74) it may lie an ulp off the polygon, so the box grows with it.
+        let base = [size * 1e-3, size, size * 1e-3];
+        let half = [0, 1, 2].map(|k| base[k].max(c[k].abs() * 1e-12));
         match q.find_nearest_poly(c, half, &filter) {
             Ok(Some(_)) => {}
             Ok(None) => {

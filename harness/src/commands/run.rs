@@ -28,7 +28,7 @@ pub struct RunOptions {
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Expected failures: lines of case-glob<TAB>status.
+    /// Expected failures: lines of `case-glob<TAB>status`.
     #[arg(long)]
     pub failure_list: Option<PathBuf>,
     /// A failure-list line that matches no case of the suite is an error (exit 2), not a
@@ -60,7 +60,7 @@ pub struct RunOptions {
     #[arg(long, requires = "testee")]
     pub compare_reference: bool,
     /// For each case that did not pass, write its requests and replies to
-    /// DIR/<case id>/transcript.jsonl and their bytes to DIR/<case id>/files/.
+    /// `DIR/<case id>/transcript.jsonl` and their bytes to `DIR/<case id>/files/`.
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
     /// With --trace, write a folder for every case that ran, passing ones too.
