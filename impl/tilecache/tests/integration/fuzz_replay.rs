@@ -3,46 +3,11 @@
 //! (`fuzz/regressions/<target>/`), replayed through the entry points the cargo-fuzz targets
 //! call, on stable Rust.
 
-use std::path::{Path, PathBuf};
-
-fn fuzz_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    v.retain(|p| p.is_file());
-    v.sort();
-    v
-}
+use onav_testkit::corpus::{check_committed_seeds, files, fuzz_dir};
 
 #[test]
 fn committed_seeds_match_the_generator() {
-    let write = std::env::var_os("ONAV_WRITE_SEEDS").is_some_and(|v| v == "1");
-    let mut total = 0;
-    for (target, name, bytes) in onav_testkit::ontk_seed_inputs() {
-        let path = fuzz_dir().join("seeds").join(target).join(&name);
-        total += bytes.len();
-        if write {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        } else {
-            let on_disk = std::fs::read(&path).unwrap_or_else(|e| {
-                panic!("{}: {e} (run with ONAV_WRITE_SEEDS=1)", path.display())
-            });
-            assert!(
-                on_disk == bytes,
-                "{} differs from the generator",
-                path.display()
-            );
-        }
-    }
-    assert!(
-        total < 1 << 20,
-        "seed corpus must stay below 1 MB, is {total} bytes"
-    );
+    check_committed_seeds(onav_testkit::ontk_seed_inputs(), 1 << 20);
 }
 
 #[test]
