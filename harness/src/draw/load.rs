@@ -255,14 +255,15 @@ fn cache_scene(title: String, bytes: &[u8], lib: &TileLibrary) -> Scene {
     });
     let verdict = onav_tilecache::check_without_cache(bytes, lib).err();
     let mut scene = match mesh.map(|m| NavMeshSnapshot::restore(m, lib)) {
-        Some(Ok(m)) => mesh_scene(title, m, |slot| format!("mesh.slot[{slot}].tile.")),
+        Some(Ok(m)) => {
+            let mut s = mesh_scene(title, m, |slot| format!("mesh.slot[{slot}].tile."));
+            // A mesh that restores inside bytes the cache rejects (its lists, its queue).
+            s.problems.extend(verdict.as_ref().map(error_text));
+            s
+        }
+        // decoded_scene writes the verdict itself.
         _ => decoded_scene(title, bytes, verdict.as_ref(), lib),
     };
-    if let Some(e) = &verdict {
-        if !scene.problems.iter().any(|p| p.contains(&e.to_string())) {
-            scene.problems.push(error_text(e));
-        }
-    }
     scene
         .problems
         .push("obstacles and area volumes are not drawn".to_owned());

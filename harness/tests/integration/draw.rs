@@ -534,3 +534,27 @@ fn diff_svg_marks_the_first_difference() {
         .unwrap()
         .contains("id=\"marks\""));
 }
+
+/// A tile cache snapshot is drawn as the mesh snapshot it holds; bytes the cache rejects
+/// (here one byte cut off the end) are drawn with the cache's verdict written out.
+#[test]
+fn tile_cache_snapshots_draw_their_mesh() {
+    let t = Temp::new("ontk");
+    let full = root().join("fuzz/seeds/ontk_restore_new/busy_full.ontk");
+    let svg = draw(&t, "cache.svg", &[full.as_os_str()]);
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    assert!(text.contains("ONTK tile cache snapshot"), "{text}");
+    assert!(count(&doc, "polygon") > 0, "its mesh is drawn");
+    assert!(!text.contains("rejected ("), "no verdict for valid bytes");
+    let bytes = std::fs::read(&full).unwrap();
+    let cut = t.0.join("cut.ontk");
+    std::fs::write(&cut, &bytes[..bytes.len() - 1]).unwrap();
+    let svg = draw(&t, "cut.svg", &[cut.as_os_str()]);
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    assert!(
+        text.contains("rejected ("),
+        "the cache's verdict is written"
+    );
+}
