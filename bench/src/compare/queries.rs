@@ -125,6 +125,30 @@ fn pair(rounds: usize, n: usize, mut d: impl FnMut(usize), mut o: impl FnMut(usi
     (s[0], s[1])
 }
 
+/// With `ONAV_BENCH_QUERY_DUMP=DIR`, writes onav's mesh of the case (`DIR/NAME.onmf`, a mesh file)
+/// and the timed pairs (`DIR/NAME.pairs`: per line the start and end references as raw u64 and
+/// the six coordinates as f64 bit patterns in hex), so that a profiler can replay exactly the
+/// queries timed here without Recast.
+fn dump(c: &Case, inp: &Inputs) -> Result<(), String> {
+    let Some(dir) = std::env::var_os("ONAV_BENCH_QUERY_DUMP") else {
+        return Ok(());
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let err = |e: std::io::Error| format!("ONAV_BENCH_QUERY_DUMP: {e}");
+    std::fs::create_dir_all(&dir).map_err(err)?;
+    std::fs::write(dir.join(format!("{}.onmf", c.name)), c.onav.write()).map_err(err)?;
+    let mut text = String::new();
+    for k in 0..inp.o_start.len() {
+        let ((a, ap), (b, bp)) = (inp.o_start[k], inp.o_end[k]);
+        text += &format!("{} {}", a.raw(), b.raw());
+        for v in ap.iter().chain(&bp) {
+            text += &format!(" {:016x}", v.to_bits());
+        }
+        text.push('\n');
+    }
+    std::fs::write(dir.join(format!("{}.pairs", c.name)), text).map_err(err)
+}
+
 /// Runs the query comparison with `rounds` interleaved rounds.
 pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
     let dq = detour::Query::new(&c.detour, NODES as i32)?;
@@ -133,6 +157,7 @@ pub fn run(c: &Case, rounds: usize) -> Result<QueryReport, String> {
     let pts64: Vec<[f64; 3]> = c.points.iter().map(Case::point64).collect();
     let inp = inputs(c);
     let np = inp.d_start.len();
+    dump(c, &inp)?;
     let mut buf = vec![0 as PolyRef; 256];
     let mut sbuf = vec![0f32; 256 * 3];
 

@@ -3,9 +3,9 @@
 //! direction only.
 
 use super::geom::{dist3, midpoint};
-use super::pool::{Node, NodeKey, NO_PARENT};
+use super::pool::{Node, NodeKey, NO_PARENT, SKIP, UNKNOWN};
 use super::portal::{edge_portal, link_point, opposite};
-use super::view::resolve;
+use super::view::{resolve, resolve_from};
 use super::{finite, NavMeshQuery, QueryError, QueryFilter, Scratch};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
@@ -55,6 +55,31 @@ const GROUND: u8 = 0;
 /// The state of a link node boarded at `end`.
 fn boarded(end: LinkEnd) -> u8 {
     1 + end as u8
+}
+
+/// Relaxes the existing crossing `m` from node `n` (number `cur`), leaving a polygon of cost
+/// `cost_here` (`spec/queries.md` §4.3): when `f < m.f` (false when either is NaN), sets m's g, f
+/// and parent and opens it, and returns true. Its target passed the filter when it was created
+/// (the mesh and the filter do not change during a search), and its position and the terms
+/// depending on it alone (h, or the end's last leg) are kept.
+#[inline]
+fn relax(m: &mut Node, n: &Node, cur: u32, cost_here: f64) -> bool {
+    // f = (n.g + step) + tail (+ 0) is at least n.g + tail, rounding being monotone and
+    // step ≥ 0: when that bound already fails the strict test below, so does f, and the step's
+    // square root is not needed.
+    if (n.g + m.tail).partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+        return false;
+    }
+    let step = dist3(&n.pos, &m.pos) * cost_here;
+    let (g, f) = m.costs(n.g + step);
+    if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+        return false;
+    }
+    m.g = g;
+    m.f = f;
+    m.parent = cur;
+    m.closed = false;
+    true
 }
 
 impl NavMeshQuery<'_> {
@@ -177,8 +202,23 @@ impl NavMeshQuery<'_> {
             };
             let cost_here = filter.cost_of(&here);
             let ground = if state == GROUND { here.ground() } else { None };
-            for link in here.links {
+            let hub = pool.hub(poly, state, here.links.len());
+            for (j, link) in here.links.iter().enumerate() {
+                let slot = pool.slot(hub + j);
+                if slot == SKIP {
+                    continue;
+                }
                 let target = link.target;
+                if Some(target) == back {
+                    continue;
+                }
+                if slot != UNKNOWN {
+                    // A crossing this polygon's hub already holds.
+                    if relax(pool.get_mut(slot), &n, cur, cost_here) {
+                        open.push(pool, slot);
+                    }
+                    continue;
+                }
                 // The neighbour's key and, for a new node, how to place it.
                 let (q_poly, q_state) = match (state, link.kind) {
                     (GROUND, LinkKind::Internal { .. } | LinkKind::Portal { .. }) => {
@@ -192,66 +232,47 @@ impl NavMeshQuery<'_> {
                             LinkEnd::End
                         };
                         if end != opposite(board) {
+                            pool.set_slot(hub + j, SKIP);
                             continue;
                         }
                         (target, GROUND)
                     }
-                    _ => continue,
+                    _ => {
+                        pool.set_slot(hub + j, SKIP);
+                        continue;
+                    }
                 };
-                if Some(q_poly) == back {
+                let key: NodeKey = (Some((poly, state)), q_poly, q_state);
+                // An earlier link of this polygon to the same crossing (two edge links to one
+                // polygon) created it: the key exists. Any such link was resolved by now (it
+                // has the same target, so it was not skipped as the way back either).
+                let earlier = (0..j)
+                    .map(|k| pool.slot(hub + k))
+                    .find(|&i| i < SKIP && pool.get(i).key == key);
+                if let Some(i) = earlier {
+                    pool.set_slot(hub + j, i);
+                    if relax(pool.get_mut(i), &n, cur, cost_here) {
+                        open.push(pool, i);
+                    }
                     continue;
                 }
-                let key: NodeKey = (Some((poly, state)), q_poly, q_state);
-                let node = if let Some(i) = pool.find(&key) {
-                    // An existing crossing: its target passed the filter when it was created (the
-                    // mesh and the filter do not change during a search), and its position and
-                    // the terms depending on it alone (h, or the end's last leg) are kept.
-                    let m = pool.get_mut(i);
-                    // f = (n.g + step) + tail (+ 0) is at least n.g + tail, rounding being
-                    // monotone and step ≥ 0: when that bound already fails the strict test
-                    // below, so does f, and the step's square root is not needed.
-                    if (n.g + m.tail).partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
-                        continue;
-                    }
-                    let step = dist3(&n.pos, &m.pos) * cost_here;
-                    let (g, f) = m.costs(n.g + step);
-                    // Only a strictly lower f updates (a NaN f never does).
-                    if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
-                        continue;
-                    }
-                    m.g = g;
-                    m.f = f;
-                    m.parent = cur;
-                    m.closed = false;
-                    i
-                } else {
-                    let Some(there) = resolve(mesh, target).filter(|v| filter.passes_view(v))
-                    else {
-                        continue;
-                    };
+                // A new crossing. Whatever stops it here stops it for the rest of the search
+                // (the mesh, the filter and the pool's fullness do not change back).
+                let Some(m) = (|| {
+                    let there = resolve_from(mesh, &here, target).filter(|v| filter.passes_view(v))?;
                     let q = match link.kind {
                         LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
-                            let Some(g) = ground.as_ref() else { continue };
-                            let Some((l, r)) = edge_portal(g, &link.kind) else {
-                                continue;
-                            };
+                            let (l, r) = edge_portal(ground.as_ref()?, &link.kind)?;
                             midpoint(&l, &r)
                         }
-                        LinkKind::ToOffMesh { end } => match there.off_mesh_link() {
-                            Some(l) => {
-                                if end == LinkEnd::End
-                                    && l.direction != LinkDirection::Bidirectional
-                                {
-                                    continue;
-                                }
-                                link_point(l, end)
+                        LinkKind::ToOffMesh { end } => {
+                            let l = there.off_mesh_link()?;
+                            if end == LinkEnd::End && l.direction != LinkDirection::Bidirectional {
+                                return None;
                             }
-                            None => continue,
-                        },
-                        LinkKind::FromOffMesh { end } => match here.off_mesh_link() {
-                            Some(l) => link_point(l, end),
-                            None => continue,
-                        },
+                            link_point(l, end)
+                        }
+                        LinkKind::FromOffMesh { end } => link_point(here.off_mesh_link()?, end),
                     };
                     let step = dist3(&n.pos, &q) * cost_here;
                     let is_end = q_poly == end_ref && q_state == GROUND;
@@ -271,15 +292,21 @@ impl NavMeshQuery<'_> {
                         closed: false,
                     };
                     (m.g, m.f) = m.costs(n.g + step);
-                    match pool.add(m) {
-                        Some(i) => i,
-                        None => {
-                            out_of_nodes = true;
-                            continue;
-                        }
-                    }
+                    Some(m)
+                })() else {
+                    pool.set_slot(hub + j, SKIP);
+                    continue;
                 };
-                open.push(pool, node);
+                match pool.add(m) {
+                    Some(i) => {
+                        pool.set_slot(hub + j, i);
+                        open.push(pool, i);
+                    }
+                    None => {
+                        out_of_nodes = true;
+                        pool.set_slot(hub + j, SKIP);
+                    }
+                }
             }
         }
 

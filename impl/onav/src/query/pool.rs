@@ -2,11 +2,10 @@
 //! (a node's index is its number), a hash map used only to find a node by key (never iterated),
 //! and a binary heap ordered by (f, number) with stale entries skipped.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::geom::Vec3;
-use crate::hash::Fixed;
 use crate::ids::PolyRef;
 
 /// A search node's identity (`spec/queries.md` §4.1): its source (the polygon and state it is
@@ -49,31 +48,103 @@ impl Node {
     }
 }
 
-/// A key as the node index hashes it: one 64-bit word mixing the two references and states
-/// (equal keys hash alike; equality is still that of the whole key, so the hash affects speed
-/// only).
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct IndexKey(NodeKey);
+/// The hub table: open addressing over a power-of-two array of (key, first slot, stamp); an
+/// entry is live iff its stamp is the table's current epoch, so emptying it is `epoch += 1`. It
+/// is looked up by key only, never iterated, so its order reaches no result; its hash (of the
+/// polygon reference and state) affects speed only.
+#[derive(Default)]
+struct HubTable {
+    entries: Vec<HubEntry>,
+    len: usize,
+    epoch: u32,
+}
 
-impl std::hash::Hash for IndexKey {
+#[derive(Clone, Copy, Default)]
+struct HubEntry {
+    poly: u64,
+    state: u8,
+    stamp: u32,
+    base: u32,
+}
+
+impl HubTable {
+    fn clear(&mut self) {
+        self.len = 0;
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Wrapped: stamps of earlier epochs could look live again.
+            self.entries.iter_mut().for_each(|e| e.stamp = 0);
+            self.epoch = 1;
+        }
+    }
+
     #[inline]
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let (source, poly, state) = self.0;
-        let s = source.map_or(u64::MAX, |(r, st)| r.raw() ^ u64::from(st) << 62);
-        h.write_u64(s.rotate_left(29) ^ poly.raw() ^ u64::from(state) << 61);
+    fn bucket(poly: u64, state: u8, mask: usize) -> usize {
+        let h = (poly ^ u64::from(state) << 61).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (h >> 32) as usize & mask
+    }
+
+    /// The first slot of `(poly, state)`, inserting `next` for a new key (then returning it).
+    #[inline]
+    fn get_or_insert(&mut self, poly: u64, state: u8, next: u32) -> u32 {
+        if 2 * (self.len + 1) > self.entries.len() {
+            self.grow();
+        }
+        let mask = self.entries.len() - 1;
+        let mut i = Self::bucket(poly, state, mask);
+        loop {
+            let e = &mut self.entries[i];
+            if e.stamp != self.epoch {
+                *e = HubEntry {
+                    poly,
+                    state,
+                    stamp: self.epoch,
+                    base: next,
+                };
+                self.len += 1;
+                return next;
+            }
+            if e.poly == poly && e.state == state {
+                return e.base;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.entries);
+        let epoch = self.epoch.max(1);
+        self.entries = vec![HubEntry::default(); (old.len() * 2).max(64)];
+        self.epoch = epoch;
+        self.len = 0;
+        for e in old.into_iter().filter(|e| e.stamp == epoch) {
+            self.get_or_insert(e.poly, e.state, e.base);
+        }
     }
 }
 
-/// The node index: lookup only, never iterated, so its order reaches no result.
-#[allow(clippy::disallowed_types)]
-type NodeIndex = std::collections::HashMap<IndexKey, u32, Fixed>;
+/// A hub slot whose crossing is not known yet (its link was only ever skipped as the way back).
+pub(crate) const UNKNOWN: u32 = u32::MAX;
+/// A hub slot whose link never gives a crossing in this search (wrong kind for the state, a
+/// target failing the filter, a one-way link's far end, or the pool full when it was tried).
+pub(crate) const SKIP: u32 = u32::MAX - 1;
 
 /// The pool: at most `max` nodes. Reset keeps the memory, so a search after a first one of the
 /// same size allocates nothing.
+///
+/// Nodes are found through **hubs** instead of a map from keys: a crossing's key
+/// `(P, s_P, Q, s_Q)` is only ever created while a node of `(P, s_P)` is expanded, at one of P's
+/// links, so each `(P, s_P)` expanded gets one hub, a run of slots (one per link of P, in
+/// canonical order) holding the node the link leads to, [`SKIP`] or [`UNKNOWN`]. Every
+/// expansion of a node of P after the first reads the crossings from there. What a slot holds
+/// depends only on the mesh, the filter and the pool's fullness, none of which a search undoes,
+/// so the search takes exactly the steps it would take looking every key up.
 #[derive(Default)]
 pub(crate) struct NodePool {
     nodes: Vec<Node>,
-    index: NodeIndex,
+    hubs: HubTable,
+    slots: Vec<u32>,
     max: usize,
 }
 
@@ -81,13 +152,36 @@ impl NodePool {
     /// An empty pool for a search of at most `max` nodes.
     pub fn reset(&mut self, max: u32) {
         self.nodes.clear();
-        self.index.clear();
+        self.hubs.clear();
+        self.slots.clear();
         self.max = max as usize;
     }
 
-    /// The node with this key, if it exists.
-    pub fn find(&self, key: &NodeKey) -> Option<u32> {
-        self.index.get(&IndexKey(*key)).copied()
+    /// The first slot of the hub of `(poly, state)`, whose polygon has `links` links: created
+    /// (every slot [`UNKNOWN`]) on the first call for the pair.
+    #[inline]
+    pub fn hub(&mut self, poly: PolyRef, state: u8, links: usize) -> usize {
+        let next = self.slots.len() as u32;
+        let base = self.hubs.get_or_insert(poly.raw(), state, next);
+        if base == next {
+            self.slots.reserve(links);
+            for _ in 0..links {
+                self.slots.push(UNKNOWN);
+            }
+        }
+        base as usize
+    }
+
+    /// Slot `i` of the hub slots.
+    #[inline]
+    pub fn slot(&self, i: usize) -> u32 {
+        self.slots[i]
+    }
+
+    /// Sets slot `i`.
+    #[inline]
+    pub fn set_slot(&mut self, i: usize, v: u32) {
+        self.slots[i] = v;
     }
 
     /// Adds a node; `None` when the pool is full.
@@ -96,15 +190,16 @@ impl NodePool {
             return None;
         }
         let i = self.nodes.len() as u32;
-        self.index.insert(IndexKey(node.key), i);
         self.nodes.push(node);
         Some(i)
     }
 
+    #[inline]
     pub fn get(&self, i: u32) -> &Node {
         &self.nodes[i as usize]
     }
 
+    #[inline]
     pub fn get_mut(&mut self, i: u32) -> &mut Node {
         &mut self.nodes[i as usize]
     }
@@ -115,35 +210,23 @@ impl NodePool {
     }
 }
 
-/// An open-list entry; ordered by (f, node number).
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    f: f64,
-    node: u32,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.f.total_cmp(&other.f).then(self.node.cmp(&other.node))
+/// The open-list key of f: its bits mapped so that unsigned order is `f64::total_cmp`'s order
+/// (negative values have every bit flipped, others the sign bit set).
+#[inline]
+fn fkey(f: f64) -> u64 {
+    let b = f.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
     }
 }
 
-/// The open list: a min-heap of entries. A node whose f decreased has a newer entry; the older
-/// ones are skipped when popped, so each pop yields the open node with the least
-/// (f, number).
+/// The open list: a min-heap of entries `fkey(f) << 32 | number`, so that one integer comparison
+/// orders them by (f, number). A node whose f decreased has a newer entry; the older ones are
+/// skipped when popped, so each pop yields the open node with the least (f, number).
 #[derive(Default)]
-pub(crate) struct OpenList(BinaryHeap<Reverse<Entry>>);
+pub(crate) struct OpenList(BinaryHeap<Reverse<u128>>);
 
 impl OpenList {
     /// Empties the list, keeping its memory.
@@ -151,20 +234,24 @@ impl OpenList {
         self.0.clear();
     }
 
+    #[inline]
     pub fn push(&mut self, pool: &NodePool, node: u32) {
         let n = pool.get(node);
-        self.0.push(Reverse(Entry { f: n.f, node }));
+        self.0
+            .push(Reverse(u128::from(fkey(n.f)) << 32 | u128::from(node)));
     }
 
     /// The open node with the least (f, number), marked closed.
+    #[inline]
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
         while let Some(Reverse(e)) = self.0.pop() {
-            let n = pool.get_mut(e.node);
-            if n.closed || n.f.to_bits() != e.f.to_bits() {
+            let node = e as u32;
+            let n = pool.get_mut(node);
+            if n.closed || fkey(n.f) != (e >> 32) as u64 {
                 continue;
             }
             n.closed = true;
-            return Some(e.node);
+            return Some(node);
         }
         None
     }
@@ -202,7 +289,7 @@ mod tests {
             open.push(&pool, i);
         }
         // Node 2's f drops below the others: its old entry becomes stale.
-        let i2 = pool.find(&(None, r(2), 0)).unwrap();
+        let i2 = 2;
         pool.get_mut(i2).f = 1.0;
         open.push(&pool, i2);
         let mut order = Vec::new();
@@ -214,13 +301,51 @@ mod tests {
     }
 
     #[test]
+    fn fkey_orders_as_total_cmp() {
+        let v = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            1.0 + f64::EPSILON,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for a in v {
+            for b in v {
+                assert_eq!(fkey(a).cmp(&fkey(b)), a.total_cmp(&b), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_hub_is_made_once_per_polygon_and_state() {
+        let mut pool = NodePool::default();
+        pool.reset(8);
+        let a = pool.hub(r(1), 0, 3);
+        let b = pool.hub(r(1), 1, 2);
+        assert_eq!((a, b), (0, 3));
+        assert_eq!(pool.hub(r(1), 0, 3), a);
+        assert!((0..5).all(|i| pool.slot(i) == UNKNOWN));
+        pool.set_slot(a + 1, 7);
+        assert_eq!(pool.slot(1), 7);
+        pool.reset(8);
+        assert_eq!(pool.hub(r(1), 1, 2), 0);
+        assert_eq!(pool.slot(1), UNKNOWN);
+    }
+
+    #[test]
     fn pool_is_bounded() {
         let mut pool = NodePool::default();
         pool.reset(2);
         assert!(pool.add(node(0, 0.0)).is_some());
         assert!(pool.add(node(1, 0.0)).is_some());
         assert!(pool.add(node(2, 0.0)).is_none());
-        assert_eq!(pool.find(&(None, r(2), 0)), None);
         assert_eq!(pool.nodes().len(), 2);
     }
 }

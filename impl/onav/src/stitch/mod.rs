@@ -82,6 +82,7 @@ pub struct TileLinks {
 
 impl TileLinks {
     /// The links of polygon `poly`, in canonical order.
+    #[inline]
     pub fn of(&self, poly: PolyIndex) -> &[Link] {
         let i = poly.0 as usize;
         match (self.offsets.get(i), self.offsets.get(i + 1)) {

@@ -410,36 +410,43 @@ impl NavTile {
     }
 
     /// The vertices.
+    #[inline]
     pub fn vertices(&self) -> &[Vec3] {
         self.data.vertices()
     }
 
     /// The ground polygons (indices 0 .. ground_poly_count).
+    #[inline]
     pub fn ground_polys(&self) -> &[Polygon] {
         &self.data.polys
     }
 
     /// Number of ground polygons G.
+    #[inline]
     pub fn ground_poly_count(&self) -> u32 {
         self.data.polys.len() as u32
     }
 
     /// Number of polygons P = G + L.
+    #[inline]
     pub fn poly_count(&self) -> u32 {
         self.data.poly_count() as u32
     }
 
     /// The off-mesh links; link i is polygon G + i.
+    #[inline]
     pub fn off_mesh_links(&self) -> &[OffMeshLink] {
         &self.data.links
     }
 
     /// Number of off-mesh links L.
+    #[inline]
     pub fn link_count(&self) -> u32 {
         self.data.links.len() as u32
     }
 
     /// The link index of a polygon, if it is an off-mesh link polygon.
+    #[inline]
     pub fn link_of_poly(&self, poly: PolyIndex) -> Option<LinkIndex> {
         poly.0
             .checked_sub(self.ground_poly_count())
@@ -507,6 +514,7 @@ impl NavTile {
     }
 
     /// Current flags of a polygon.
+    #[inline]
     pub fn flags(&self, poly: PolyIndex) -> Option<u16> {
         let i = poly.0 as usize;
         match &self.current {
@@ -527,6 +535,7 @@ impl NavTile {
     }
 
     /// Current areas of all polygons.
+    #[inline]
     pub fn areas(&self) -> &[u8] {
         match &self.current {
             Some(c) => &c.areas,
@@ -544,6 +553,7 @@ impl NavTile {
     }
 
     /// Whether off-mesh link `link` is enabled (all links start enabled).
+    #[inline]
     pub fn is_link_enabled(&self, link: LinkIndex) -> bool {
         !self.disabled.contains(link)
     }
