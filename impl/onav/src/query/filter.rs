@@ -1,7 +1,7 @@
 //! `QueryFilter` (`spec/queries.md` §2): which polygons a query may enter, and what each area
 //! costs per unit of distance.
 
-use super::view::{resolve, PolyView};
+use super::view::{resolve, PolyView, Target};
 use super::{InvalidInput, QueryError};
 use crate::ids::{PolyIndex, PolyRef};
 use crate::limits::AREA_COUNT;
@@ -95,6 +95,12 @@ impl QueryFilter {
     /// The pass rule for a polygon already resolved (so valid).
     #[inline]
     pub(crate) fn passes_view(&self, v: &PolyView<'_>) -> bool {
+        self.passes_target(&v.target())
+    }
+
+    /// The pass rule for a polygon already located (so valid).
+    #[inline]
+    pub(crate) fn passes_target(&self, v: &Target<'_>) -> bool {
         if !self.passes_flags(v.flags()) {
             return false;
         }
@@ -107,6 +113,12 @@ impl QueryFilter {
     /// The cost per unit distance of a resolved polygon's current area (§2.2).
     #[inline]
     pub(crate) fn cost_of(&self, v: &PolyView<'_>) -> f64 {
+        self.cost_of_target(&v.target())
+    }
+
+    /// The cost per unit distance of a located polygon's current area (§2.2).
+    #[inline]
+    pub(crate) fn cost_of_target(&self, v: &Target<'_>) -> f64 {
         self.area_cost(v.area()).unwrap_or(1.0)
     }
 }

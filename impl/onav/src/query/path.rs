@@ -5,7 +5,7 @@
 use super::geom::{dist3, midpoint};
 use super::pool::{Node, NodeKey, NO_PARENT, SKIP, UNKNOWN};
 use super::portal::{edge_portal, link_point, opposite};
-use super::view::{resolve, resolve_from};
+use super::view::{resolve, target_from};
 use super::{finite, NavMeshQuery, QueryError, QueryFilter, Scratch};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
@@ -259,7 +259,7 @@ impl NavMeshQuery<'_> {
                 // A new crossing. Whatever stops it here stops it for the rest of the search
                 // (the mesh, the filter and the pool's fullness do not change back).
                 let Some(m) = (|| {
-                    let there = resolve_from(mesh, &here, target).filter(|v| filter.passes_view(v))?;
+                    let there = target_from(mesh, &here, target).filter(|v| filter.passes_target(v))?;
                     let q = match link.kind {
                         LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
                             let (l, r) = edge_portal(ground.as_ref()?, &link.kind)?;
@@ -277,7 +277,7 @@ impl NavMeshQuery<'_> {
                     let step = dist3(&n.pos, &q) * cost_here;
                     let is_end = q_poly == end_ref && q_state == GROUND;
                     let tail = if is_end {
-                        dist3(&q, &end_pos) * filter.cost_of(&there)
+                        dist3(&q, &end_pos) * filter.cost_of_target(&there)
                     } else {
                         dist3(&q, &end_pos) * HEURISTIC_SCALE
                     };

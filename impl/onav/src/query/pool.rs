@@ -2,8 +2,6 @@
 //! (a node's index is its number), a hash map used only to find a node by key (never iterated),
 //! and a binary heap ordered by (f, number) with stale entries skipped.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
@@ -222,11 +220,13 @@ fn fkey(f: f64) -> u64 {
     }
 }
 
-/// The open list: a min-heap of entries `fkey(f) << 32 | number`, so that one integer comparison
-/// orders them by (f, number). A node whose f decreased has a newer entry; the older ones are
-/// skipped when popped, so each pop yields the open node with the least (f, number).
+/// The open list: a binary min-heap of entries `fkey(f) << 32 | number`, so that one integer
+/// comparison orders them by (f, number); keys are distinct (a node's f only ever decreases), so
+/// the order entries leave in is that of their keys whatever the heap's shape. A node whose f
+/// decreased has a newer entry; the older ones are skipped when popped, so each pop yields the
+/// open node with the least (f, number).
 #[derive(Default)]
-pub(crate) struct OpenList(BinaryHeap<Reverse<u128>>);
+pub(crate) struct OpenList(Vec<u128>);
 
 impl OpenList {
     /// Empties the list, keeping its memory.
@@ -236,15 +236,56 @@ impl OpenList {
 
     #[inline]
     pub fn push(&mut self, pool: &NodePool, node: u32) {
-        let n = pool.get(node);
-        self.0
-            .push(Reverse(u128::from(fkey(n.f)) << 32 | u128::from(node)));
+        let e = u128::from(fkey(pool.get(node).f)) << 32 | u128::from(node);
+        let h = &mut self.0;
+        let mut i = h.len();
+        h.push(e);
+        // Sift up: move parents greater than e down into the hole.
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if h[p] <= e {
+                break;
+            }
+            h[i] = h[p];
+            i = p;
+        }
+        h[i] = e;
+    }
+
+    /// The least entry.
+    #[inline]
+    fn pop_entry(&mut self) -> Option<u128> {
+        let h = &mut self.0;
+        let last = h.pop()?;
+        let n = h.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = h[0];
+        // Sift `last` down from the root: move the lesser child up into the hole.
+        let mut i = 0;
+        loop {
+            let mut c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            if c + 1 < n && h[c + 1] < h[c] {
+                c += 1;
+            }
+            if h[c] >= last {
+                break;
+            }
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = last;
+        Some(top)
     }
 
     /// The open node with the least (f, number), marked closed.
     #[inline]
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
-        while let Some(Reverse(e)) = self.0.pop() {
+        while let Some(e) = self.pop_entry() {
             let node = e as u32;
             let n = pool.get_mut(node);
             if n.closed || fkey(n.f) != (e >> 32) as u64 {
@@ -298,6 +339,51 @@ mod tests {
         }
         // Polygons 3 and 1 tie at f = 2: node 0 (polygon 3) was created first.
         assert_eq!(order, vec![2, 3, 1, 0]);
+    }
+
+    #[test]
+    fn the_heap_yields_open_nodes_in_f_then_number_order() {
+        let mut x = 5u64;
+        let mut unit = || {
+            x = crate::generator::mix(x);
+            // Coarse values, so that f ties between nodes are common.
+            (x >> 60) as f64 * 0.5
+        };
+        let mut pool = NodePool::default();
+        pool.reset(4096);
+        let mut open = OpenList::default();
+        // The reference: the open nodes as (f, number), least first.
+        let mut model = std::collections::BTreeSet::new();
+        let key = |pool: &NodePool, i: u32| (fkey(pool.get(i).f), i);
+        let mut pops = 0;
+        for round in 0..400u32 {
+            for _ in 0..round % 5 {
+                let i = pool.add(node(0, unit() + 8.0)).unwrap();
+                open.push(&pool, i);
+                model.insert(key(&pool, i));
+            }
+            // Lower an open node's f now and then (its older entry goes stale), or reopen a
+            // closed one.
+            if round % 3 == 0 && !pool.nodes().is_empty() {
+                let k = round * 7 % pool.nodes().len() as u32;
+                model.remove(&key(&pool, k));
+                let n = pool.get_mut(k);
+                n.f -= 0.25 + unit();
+                n.closed = false;
+                open.push(&pool, k);
+                model.insert(key(&pool, k));
+            }
+            if round % 2 == 0 {
+                let got = open.pop(&mut pool);
+                let want = model.pop_first().map(|(_, i)| i);
+                assert_eq!(got, want, "round {round}");
+                pops += usize::from(got.is_some());
+            }
+        }
+        while let Some(i) = open.pop(&mut pool) {
+            assert_eq!(Some(i), model.pop_first().map(|(_, i)| i));
+        }
+        assert!(model.is_empty() && pops > 100);
     }
 
     #[test]

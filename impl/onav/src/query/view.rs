@@ -57,7 +57,66 @@ pub(crate) fn resolve_from<'m>(
     })
 }
 
+/// A valid polygon's tile and index only: what a search needs of a link target before it
+/// enters it (its flags, link switch, area and off-mesh link record), without its links.
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'m> {
+    pub tile: &'m NavTile,
+    pub index: u32,
+}
+
+/// The [`Target`] of `r`, a link target of `from` (valid now, as for [`resolve_from`]).
+#[inline]
+pub(crate) fn target_from<'m>(
+    mesh: &'m TiledNavMesh,
+    from: &PolyView<'m>,
+    r: PolyRef,
+) -> Option<Target<'m>> {
+    let index = r.poly().0;
+    let tile = if r.tile() == from.r.tile() {
+        from.tile
+    } else {
+        let slot = mesh.state.slots.get(r.slot().0 as usize)?;
+        if slot.generation != r.generation() {
+            return None;
+        }
+        &slot.occupied.as_deref()?.tile
+    };
+    (index < tile.poly_count()).then_some(Target { tile, index })
+}
+
+impl<'m> Target<'m> {
+    /// The off-mesh link record, for an off-mesh link polygon.
+    #[inline]
+    pub fn off_mesh_link(&self) -> Option<&'m OffMeshLink> {
+        let link = self.tile.link_of_poly(PolyIndex(self.index))?;
+        self.tile.off_mesh_links().get(link.0 as usize)
+    }
+
+    /// Current area.
+    #[inline]
+    pub fn area(&self) -> u8 {
+        self.tile.areas()[self.index as usize]
+    }
+
+    /// Current flags.
+    #[inline]
+    pub fn flags(&self) -> u16 {
+        // The index is in range (a target is a valid polygon), so this is never the default.
+        self.tile.flags(PolyIndex(self.index)).unwrap_or_default()
+    }
+}
+
 impl<'m> PolyView<'m> {
+    /// Its tile and index.
+    #[inline]
+    pub fn target(&self) -> Target<'m> {
+        Target {
+            tile: self.tile,
+            index: self.index,
+        }
+    }
+
     /// The ground polygon, or `None` for an off-mesh link polygon.
     #[inline]
     pub fn ground(self) -> Option<Ground<'m>> {
@@ -76,21 +135,13 @@ impl<'m> PolyView<'m> {
     /// The off-mesh link record, for an off-mesh link polygon.
     #[inline]
     pub fn off_mesh_link(&self) -> Option<&'m OffMeshLink> {
-        let link = self.tile.link_of_poly(PolyIndex(self.index))?;
-        self.tile.off_mesh_links().get(link.0 as usize)
+        self.target().off_mesh_link()
     }
 
     /// Current area.
     #[inline]
     pub fn area(&self) -> u8 {
-        self.tile.areas()[self.index as usize]
-    }
-
-    /// Current flags.
-    #[inline]
-    pub fn flags(&self) -> u16 {
-        // The index is in range (a view is of a valid polygon), so this is never the default.
-        self.tile.flags(PolyIndex(self.index)).unwrap_or_default()
+        self.target().area()
     }
 }
 
