@@ -259,7 +259,8 @@ impl NavMeshQuery<'_> {
                 // A new crossing. Whatever stops it here stops it for the rest of the search
                 // (the mesh, the filter and the pool's fullness do not change back).
                 let Some(m) = (|| {
-                    let there = target_from(mesh, &here, target).filter(|v| filter.passes_target(v))?;
+                    let there =
+                        target_from(mesh, &here, target).filter(|v| filter.passes_target(v))?;
                     let q = match link.kind {
                         LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
                             let (l, r) = edge_portal(ground.as_ref()?, &link.kind)?;

@@ -2,7 +2,6 @@
 //! (a node's index is its number), a hash map used only to find a node by key (never iterated),
 //! and a binary heap ordered by (f, number) with stale entries skipped.
 
-
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
 
