@@ -1,6 +1,10 @@
 //! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order
-//! (a node's index is its number), a hash map used only to find a node by key (never iterated),
-//! and a binary heap ordered by (f, number) with stale entries skipped.
+//! (a node's index is its number), found through per-polygon hubs (a hash table looked up by
+//! polygon and state, never iterated), and a binary heap ordered by (f, number) with stale
+//! entries skipped.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
@@ -219,13 +223,12 @@ fn fkey(f: f64) -> u64 {
     }
 }
 
-/// The open list: a binary min-heap of entries `fkey(f) << 32 | number`, so that one integer
-/// comparison orders them by (f, number); keys are distinct (a node's f only ever decreases), so
-/// the order entries leave in is that of their keys whatever the heap's shape. A node whose f
-/// decreased has a newer entry; the older ones are skipped when popped, so each pop yields the
+/// The open list: a min-heap of entries `fkey(f) << 32 | number`, so that one integer comparison
+/// orders them by (f, number); keys are distinct (a node's f only ever decreases). A node whose
+/// f decreased has a newer entry; the older ones are skipped when popped, so each pop yields the
 /// open node with the least (f, number).
 #[derive(Default)]
-pub(crate) struct OpenList(Vec<u128>);
+pub(crate) struct OpenList(BinaryHeap<Reverse<u128>>);
 
 impl OpenList {
     /// Empties the list, keeping its memory.
@@ -236,55 +239,13 @@ impl OpenList {
     #[inline]
     pub fn push(&mut self, pool: &NodePool, node: u32) {
         let e = u128::from(fkey(pool.get(node).f)) << 32 | u128::from(node);
-        let h = &mut self.0;
-        let mut i = h.len();
-        h.push(e);
-        // Sift up: move parents greater than e down into the hole.
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if h[p] <= e {
-                break;
-            }
-            h[i] = h[p];
-            i = p;
-        }
-        h[i] = e;
-    }
-
-    /// The least entry.
-    #[inline]
-    fn pop_entry(&mut self) -> Option<u128> {
-        let h = &mut self.0;
-        let last = h.pop()?;
-        let n = h.len();
-        if n == 0 {
-            return Some(last);
-        }
-        let top = h[0];
-        // Sift `last` down from the root: move the lesser child up into the hole.
-        let mut i = 0;
-        loop {
-            let mut c = 2 * i + 1;
-            if c >= n {
-                break;
-            }
-            if c + 1 < n && h[c + 1] < h[c] {
-                c += 1;
-            }
-            if h[c] >= last {
-                break;
-            }
-            h[i] = h[c];
-            i = c;
-        }
-        h[i] = last;
-        Some(top)
+        self.0.push(Reverse(e));
     }
 
     /// The open node with the least (f, number), marked closed.
     #[inline]
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
-        while let Some(e) = self.pop_entry() {
+        while let Some(Reverse(e)) = self.0.pop() {
             let node = e as u32;
             let n = pool.get_mut(node);
             if n.closed || fkey(n.f) != (e >> 32) as u64 {
