@@ -13,6 +13,7 @@ use onav::{
     Side, SlotIndex, TileRef, TiledNavMesh,
 };
 
+use crate::protocol::cache::Caches;
 use crate::protocol::query::{self, Args};
 use crate::protocol::wire;
 use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOLS};
@@ -21,6 +22,9 @@ use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTO
 #[derive(Debug, Default)]
 pub struct Reference {
     meshes: Vec<Option<TiledNavMesh>>,
+    /// Tile caches (`spec/conformance.md` §6.6, "Tile caches"); their handles are also mesh
+    /// handles, naming the cache's mesh.
+    caches: Caches,
 }
 
 fn side_name(s: Side) -> &'static str {
@@ -80,6 +84,9 @@ impl Reference {
     }
 
     fn mesh(&mut self, h: &Value) -> Result<&mut TiledNavMesh, Reply> {
+        if Caches::is_handle(h) {
+            return self.caches.mesh(h);
+        }
         h.as_u64()
             .and_then(|i| usize::try_from(i).ok())
             .and_then(|i| self.meshes.get_mut(i))
@@ -93,6 +100,9 @@ impl Reference {
     }
 
     fn answer(&mut self, req: &Request) -> Result<Reply, Reply> {
+        if let Some(r) = self.caches.answer(req) {
+            return r;
+        }
         Ok(match req {
             Request::Hello { protocol } => {
                 if !PROTOCOLS.contains(protocol) {
@@ -246,6 +256,7 @@ impl Reference {
                 Self::query(m, &a)?
             }
             Request::Build { obj, settings } => crate::protocol::build::answer(obj, settings)?,
+            Request::Drop { mesh } if Caches::is_handle(mesh) => self.caches.drop_cache(mesh)?,
             Request::Drop { mesh } => {
                 self.mesh(mesh)?;
                 if let Some(slot) = mesh
@@ -258,6 +269,18 @@ impl Reference {
                 Reply::ok([])
             }
             Request::Bye {} => Reply::ok([]),
+            // Answered by `self.caches` above.
+            Request::CacheNew { .. }
+            | Request::CacheAddObstacle { .. }
+            | Request::CacheRemoveObstacle { .. }
+            | Request::CacheAddVolume { .. }
+            | Request::CacheRemoveVolume { .. }
+            | Request::CacheUpdate { .. }
+            | Request::CacheSnapshot { .. }
+            | Request::CacheRestore { .. }
+            | Request::CacheRestoreInto { .. } => {
+                return Err(wire::error(format!("{} was not answered", req.op())))
+            }
         })
     }
 
