@@ -1,7 +1,7 @@
 //! Spec anchors (`file.md#t12`, `file.md#6.2`) and whether a spec text names them.
 
 /// True for a spec anchor of the right form: `file.md#id`, where id is a rule id in lower case
-/// (`t12`, `s3`) or a section number (`3`, `6.2`).
+/// (`t12`, `s3`, `tc29`) or a section number (`3`, `6.2`).
 pub(super) fn is_anchor(a: &str) -> bool {
     a.split_once('#').is_some_and(|(file, id)| {
         let stem = file.strip_suffix(".md").unwrap_or("");
@@ -13,11 +13,10 @@ pub(super) fn is_anchor(a: &str) -> bool {
     })
 }
 
+/// A rule id: lower-case letters, then digits (`t12`, `s3`, `tc29`).
 fn is_rule_id(id: &str) -> bool {
-    let mut c = id.chars();
-    c.next().is_some_and(|f| f.is_ascii_lowercase())
-        && !id[1..].is_empty()
-        && id[1..].chars().all(|d| d.is_ascii_digit())
+    let digits = id.trim_start_matches(|c: char| c.is_ascii_lowercase());
+    digits.len() < id.len() && !digits.is_empty() && digits.chars().all(|d| d.is_ascii_digit())
 }
 
 fn is_section(id: &str) -> bool {
