@@ -42,3 +42,23 @@ pub fn anchor_in(text: &str, id: &str) -> bool {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule ids are lower-case letters then digits (`t12`, `tc29`); sections are numbers.
+    #[test]
+    fn anchors_name_rules_of_one_or_more_letters_and_sections() {
+        for ok in ["a.md#t12", "tilecache.md#tc29", "b.md#6.2", "c.md#3"] {
+            assert!(is_anchor(ok), "{ok}");
+        }
+        for bad in ["a.md#t", "a.md#12t", "a.md#tc", "a.md#T12", "a.md#t1x", "a.md#", "a.md#6."] {
+            assert!(!is_anchor(bad), "{bad}");
+        }
+        let text = "**TC29. Validation order.** …\n### 6.2 Reading\n";
+        assert!(anchor_in(text, "tc29"));
+        assert!(!anchor_in(text, "tc2"));
+        assert!(anchor_in(text, "6.2"));
+    }
+}

@@ -208,7 +208,11 @@ def cases():
          ([setv("volume[0].max_y", -2)], "format", "volume[0].max_y", AT["volume[0].max_y"]),
          ([setv("volume[0].corner_count", 257)], "format", "volume[0].corner_count", AT["volume[0].corner_count"]),
          ([setv("volume[0].corner_count", 2)], "format", "volume[0].corner_count", AT["volume[0].corner_count"]),
-         ([setv("volume[1].corner[2].z", "inf")], "format", "volume[1].corner[2].z", AT["volume[1].corner[2].z"])])
+         ([setv("volume[1].corner[2].z", "inf")], "format", "volume[1].corner[2].z", AT["volume[1].corner[2].z"]),
+         ([setv("volume[0].corner[1].x", 9), setv("volume[0].corner[1].z", 5)], "format", "volume[0].corner[1]", AT["volume[0].corner[1]"])],
+        "The last case moves corner 1 of the square to (9, 5), the midpoint of corners 0 and 2 (opposite\n"
+        "corners of the square, whichever winding is stored): orient(v0, v1, v2) = 0, so T12 rule 1\n"
+        "fails first at k = 0, naming corner 1.\n")
     c["n_volume-ids"] = case(
         "n_volume-ids", "Volume ids of 0, not below the next id, or repeated",
         ["tilecache.md#tc26"],
@@ -239,6 +243,21 @@ def cases():
         [([f"set: {{field: mesh.magic, hex: '4f4e544b'}}"], "format", "mesh.magic", AT["mesh.magic"]),
          ([setv("mesh.params.slot_count", 9)], "format", "mesh.params", AT["mesh.params"]),
          ([f"flip: {{field: mesh.params.settings_digest, bit: 0}}"], "fingerprint", "mesh.params.settings_digest", AT["mesh.params.settings_digest"])])
+    c["n_stage-order"] = case(
+        "n_stage-order", "Two faults in one snapshot, the first in the stage order of TC29 is reported",
+        ["tilecache.md#tc29", "tilecache.md#tc34"],
+        [([setv("obstacle[0].radius", 0), "flip: {field: mesh.params.settings_digest, bit: 3}"],
+          "format", "obstacle[0].radius", AT["obstacle[0].radius"]),
+         ([setv("queue[1].column", 4), "flip: {field: mesh.params.settings_digest, bit: 3}"],
+          "fingerprint", "mesh.params.settings_digest", AT["mesh.params.settings_digest"]),
+         ([setv("queue[0].row", -2), setv("mesh.params.slot_count", 9)],
+          "format", "mesh.params", AT["mesh.params"]),
+         ([setv("queue[0].row", -2), setv("queue[1].column", 0), setv("queue[1].row", -2)],
+          "format", "queue[1]", AT["queue[1]"])],
+        "Stage A (the lists) comes before stage B (the mesh snapshot: its digest against the cache's,\n"
+        "then its parameter block), which comes before stage C (the queue against the cached cells).\n"
+        "The last case: the two entries both (0, -2), uncached (stage C) and a duplicate (stage A,\n"
+        "TC27): the duplicate is reported.\n")
     return c
 
 
