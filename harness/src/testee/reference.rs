@@ -516,7 +516,7 @@ mod tests {
         })
         .unwrap();
         let mut r = Reference::new();
-        let mut call = |r: &mut Reference, q: Request| r.call(&q).unwrap();
+        let call = |r: &mut Reference, q: Request| r.call(&q).unwrap();
         let c = ok_field(
             &call(
                 &mut r,
