@@ -32,6 +32,9 @@ QUEUE = 2
 # The length of the busy cache's Full mesh snapshot: read from the blessed golden
 # tilecache/y_busy-snapshot/busy-full by check_ontk.py, which fails when it differs.
 MESH_LEN = 5318
+# The length and SHA-256 of the busy cache's Referenced ONTK: derived from the Full golden by
+# check_ontk.py (every inline tile replaced by its content id), which fails when they differ.
+REFERENCED = (1113, "510f8bdcc12614afc0e8f3569a7dde9528901bfd6d0ff6974b8bd1437c85b529")
 VALUES = {
     "cylinder": ["x", "y", "z", "radius", "height"],
     "box": ["min_x", "min_y", "min_z", "max_x", "max_y", "max_z"],
@@ -266,10 +269,12 @@ def busy():
     out += "title: The busy cache of the must-reject cases, its Full and Referenced ONTK\nclass: accept\n"
     out += "spec: [tilecache.md#tc19, tilecache.md#tc30, tilecache.md#tc9, tilecache.md#tc10]\n"
     out += "features: [tilecache]\nnotes: |\n"
-    for line in NOTES.rstrip("\n").split("\n"):
+    for line in (NOTES[: NOTES.index(" After the snapshot")] + ".").split("\n"):
         out += f"  {line}\n"
     out += "  The Full snapshot is the golden; tools/check_ontk.py reads it by the seed's layout and\n"
-    out += "  checks every offset the n_ cases use. The Referenced one holds the same lists and queue.\n"
+    out += "  checks every offset the n_ cases use. The Referenced one holds the same lists and queue; its\n"
+    out += "  length and SHA-256 are derived by check_ontk.py from the Full golden alone (each inline tile\n"
+    out += "  replaced by kind 2 and its SHA-256, the section and mesh lengths recomputed).\n"
     out += "steps:\n"
     p = prelude()
     p = p[: p.index("  # after")] if "  # after" in p else p
@@ -277,6 +282,7 @@ def busy():
     out += head.replace("name: s0}\n  - expect:\n", "name: s0}\n  - expect:\n      golden: busy-full\n", 1)
     out += "  - cache_snapshot: {cache: c, mode: referenced, name: s0r}\n"
     out += "  - expect:\n      fields: {queue_length: 2, 'queue[0].column': 0, 'queue[1].column': 2, 'queue[1].row': 0, obstacle_count: 5, volume_count: 2}\n"
+    out += f"      length: {REFERENCED[0]}\n      sha256: {REFERENCED[1]}\n"
     return out
 
 

@@ -221,10 +221,44 @@ def full_mesh(p):
             raise Bad("a tile of another settings digest")
 
 
+def referenced_of(b):
+    """The Referenced ONTK of the same state as the Full ONTK `b`, derived by the layouts alone
+    (TC30, snapshot.md §4, S22): every inline tile (kind 1, u32 length, bytes) becomes kind 2 and
+    the tile's SHA-256 (its content id), the slots section's length and mesh_length follow."""
+    p = parse(b)
+    m = p["fields"]["mesh"]
+    mesh = b[m:]
+    body = bytearray(mesh[80 + 8: 80 + 8 + 4])
+    at = 80 + 8 + 4
+    for s in p["mesh"]["slots"]:
+        gen, kind = struct.unpack_from("<IB", mesh, at)
+        at += 5
+        if kind == 0:
+            body += struct.pack("<IB", gen, 0)
+            continue
+        if kind == 1:
+            tl = struct.unpack_from("<I", mesh, at)[0]
+            body += struct.pack("<IB", gen, 2) + hashlib.sha256(mesh[at + 4: at + 4 + tl]).digest()
+            at += 4 + tl
+        else:
+            body += struct.pack("<IB", gen, 2) + mesh[at: at + 32]
+            at += 32
+        ne = struct.unpack_from("<I", mesh, at)[0]
+        nd = struct.unpack_from("<I", mesh, at + 4 + 7 * ne)[0]
+        n = 4 + 7 * ne + 4 + 4 * nd
+        body += mesh[at: at + n]
+        at += n
+    new_mesh = mesh[:80] + struct.pack("<HHI", 1, 0, len(body)) + bytes(body)
+    return b[: m - 4] + struct.pack("<I", len(new_mesh)) + new_mesh
+
+
 def check_busy(p):
     expect_lists(p, cases.OBSTACLES + cases.LATE, cases.VOLUMES)
     if p["queue"] != [(0, 0), (2, 0)] or p["next"] != (6, 3):
         raise Bad(f"busy queue {p['queue']} next {p['next']}")
+    if cases.REFERENCED != (len(p["referenced"]), hashlib.sha256(p["referenced"]).hexdigest()):
+        raise Bad(f"cases.py REFERENCED {cases.REFERENCED}; derived from the Full golden: "
+                  f"{len(p['referenced'])} {hashlib.sha256(p['referenced']).hexdigest()}")
     if cases.MESH_LEN != p["mesh_length"]:
         raise Bad(f"cases.py MESH_LEN {cases.MESH_LEN}, the golden's mesh is {p['mesh_length']} bytes")
     at = cases.layout()
@@ -265,6 +299,8 @@ def main():
             try:
                 p = parse(b)
                 full_mesh(p)
+                p["referenced"] = referenced_of(b)
+                parse(p["referenced"])
                 extra = expected[key](p) if key in expected else None
                 if isinstance(extra, tuple):
                     for e in extra:
