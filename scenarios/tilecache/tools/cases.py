@@ -269,7 +269,7 @@ def busy():
     out += "title: The busy cache of the must-reject cases, its Full and Referenced ONTK\nclass: accept\n"
     out += "spec: [tilecache.md#tc19, tilecache.md#tc30, tilecache.md#tc9, tilecache.md#tc10]\n"
     out += "features: [tilecache]\nnotes: |\n"
-    for line in (NOTES[: NOTES.index(" After the snapshot")] + ".").split("\n"):
+    for line in NOTES[: NOTES.index(" After the snapshot")].split("\n"):
         out += f"  {line}\n"
     out += "  The Full snapshot is the golden; tools/check_ontk.py reads it by the seed's layout and\n"
     out += "  checks every offset the n_ cases use. The Referenced one holds the same lists and queue; its\n"
