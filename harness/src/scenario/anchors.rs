@@ -53,7 +53,9 @@ mod tests {
         for ok in ["a.md#t12", "tilecache.md#tc29", "b.md#6.2", "c.md#3"] {
             assert!(is_anchor(ok), "{ok}");
         }
-        for bad in ["a.md#t", "a.md#12t", "a.md#tc", "a.md#T12", "a.md#t1x", "a.md#", "a.md#6."] {
+        for bad in [
+            "a.md#t", "a.md#12t", "a.md#tc", "a.md#T12", "a.md#t1x", "a.md#", "a.md#6.",
+        ] {
             assert!(!is_anchor(bad), "{bad}");
         }
         let text = "**TC29. Validation order.** …\n### 6.2 Reading\n";
