@@ -503,16 +503,16 @@ impl Edges6 {
     /// fails). Finite points only (the padding's 0 relies on it).
     #[inline(always)]
     fn all_inside(&self, pts: &[Vec3]) -> bool {
-        // One failure flag per edge, folded over the points: independent lanes the compiler
-        // can keep in registers (a NaN fails, as `o >= 0.0` is false for it).
-        let mut fail = [false; MAX_VERTS_PER_POLY];
+        // One verdict per edge, folded over the points: independent lanes the compiler can
+        // keep in registers (a NaN fails, as `o >= 0.0` is false for it).
+        let mut ok = [true; MAX_VERTS_PER_POLY];
         for p in pts {
-            for k in 0..MAX_VERTS_PER_POLY {
+            for (k, f) in ok.iter_mut().enumerate() {
                 let o = self.d1[k] * (p[2] - self.az[k]) - self.d3[k] * (p[0] - self.ax[k]);
-                fail[k] |= !(o >= 0.0);
+                *f &= o >= 0.0;
             }
         }
-        !fail.iter().any(|&f| f)
+        ok.iter().all(|&f| f)
     }
 }
 
