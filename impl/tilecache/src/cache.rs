@@ -233,7 +233,6 @@ impl TileCache {
                 touch,
             },
         );
-        debug_assert!(self.lists.get().is_none_or(|c| *c == ListsCode::of(self)));
         Ok(id)
     }
 
@@ -272,7 +271,6 @@ impl TileCache {
                 touch,
             },
         );
-        debug_assert!(self.lists.get().is_none_or(|c| *c == ListsCode::of(self)));
         Ok(id)
     }
 
