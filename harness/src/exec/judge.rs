@@ -291,6 +291,9 @@ impl Exec<'_> {
                 .to_json(&|r| resolve_ref(r, &|n| refs.get(n).copied()))
                 .map_err(|m| Stop(Status::Error, m.to_string()))?;
             if let Err(m) = compare(&want, &fields) {
+                if let Some(mesh) = &done.mesh {
+                    self.keep_answer(mesh, &want, &fields);
+                }
                 return fail(format!("{key}: {m}"));
             }
         }

@@ -1,7 +1,7 @@
 //! The state of a mesh as the runner observes it (`spec/conformance.md` §1.6): its Full snapshot,
 //! and the stitched links of every polygon of every tile in it, polygons enumerated from the
 //! snapshot's own decode. A failing comparison of two states keeps both for the case's
-//! pictures ([`Exec::same_or_keep`], [`Exec::keep_links`]).
+//! pictures ([`Exec::same_or_keep`], [`Exec::keep_links`], [`Exec::keep_answer`]).
 
 use onav::limits::{MAX_POLYS, MAX_SLOTS};
 use onav::{Generation, PolyIndex, SlotIndex, TileRef};
@@ -48,6 +48,7 @@ impl From<Observation> for CaseState {
         CaseState {
             snapshot: o.snapshot,
             links: o.links,
+            answer: None,
         }
     }
 }
@@ -99,6 +100,28 @@ impl Exec<'_> {
                 .push((poly.to_owned(), Value::Array(want.to_vec()))),
         }
         self.keep(expected, got);
+    }
+
+    /// A failing `query` expectation on `mesh`: the mesh as the testee has it, with the answer
+    /// expected (`want`, the fields the expectation names) and the one given (`got`), kept for the
+    /// pictures; as [`Self::keep_links`], asking the testee only when pictures are wanted.
+    pub(super) fn keep_answer(
+        &mut self,
+        mesh: &str,
+        want: &serde_json::Map<String, Value>,
+        got: &serde_json::Map<String, Value>,
+    ) {
+        if !self.opts.pictures || self.run.pictures.is_some() {
+            return;
+        }
+        let Ok(o) = self.observe(mesh) else {
+            return;
+        };
+        let mut expected = CaseState::from(o);
+        let mut given = expected.clone();
+        expected.answer = Some(want.clone());
+        given.answer = Some(got.clone());
+        self.run.pictures = Some((expected, given));
     }
 
     /// The Full snapshot and the links of every polygon of every tile.

@@ -266,6 +266,7 @@ fn state(m: &TiledNavMesh) -> CaseState {
     CaseState {
         snapshot: m.snapshot(SnapshotMode::Full),
         links,
+        answer: None,
     }
 }
 
@@ -861,4 +862,65 @@ fn a_traced_state_failure_gets_an_expected_picture() {
     let (extra, _) = highlighted(&de);
     let (_, missing) = highlighted(&dg);
     assert!(missing >= 1 && extra > missing, "{extra} {missing}");
+}
+
+/// A case failing at a `query` expectation (a corridor through the wrong middle tile, in a root
+/// of its own) gets `expected.svg` and `got.svg` with each side's corridor drawn over the
+/// testee's mesh and the answers written out, the differing field marked.
+#[test]
+fn a_traced_query_failure_draws_both_answers() {
+    let t = Temp::new("trace-query");
+    std::fs::create_dir_all(t.0.join("scenarios/query")).unwrap();
+    std::fs::create_dir_all(t.0.join("golden")).unwrap();
+    t.file("golden/manifest.tsv", b"");
+    let source =
+        std::fs::read_to_string(root().join("scenarios/query/y_path-area-costs.yaml")).unwrap();
+    let right = "query: {corridor: [ra, rb, rc], status: complete, cost: 72}";
+    assert!(source.contains(right));
+    let wrong = source.replace(
+        right,
+        "query: {corridor: [ra, re, rf, rc], status: complete, cost: 72}",
+    );
+    let scenario = t.text_file("scenarios/query/y_path-area-costs.yaml", &wrong);
+    let dir = t.0.join("trace");
+    let o = onav_in(
+        &root(),
+        &[
+            os("--root"),
+            t.0.as_os_str(),
+            os("run"),
+            os("--threads"),
+            os("1"),
+            os(&scenario),
+            os("--trace"),
+            dir.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let case = dir.join("query/y_path-area-costs");
+    let read = |n: &str| std::fs::read_to_string(case.join(n)).unwrap();
+    let (e, g) = (read("expected.svg"), read("got.svg"));
+    let corridor = |d: &roxmltree::Document<'_>| {
+        in_group(d, "query", "polygon")
+            .iter()
+            .filter(|n| n.attribute("fill") == Some("#fab005"))
+            .count()
+    };
+    let (de, dg) = (parse(&e), parse(&g));
+    assert_eq!((corridor(&de), corridor(&dg)), (4, 3));
+    let (te, tg) = (texts(&de), texts(&dg));
+    assert!(
+        te.contains("expected corridor: [") && te.contains("← differs"),
+        "{te}"
+    );
+    assert!(
+        tg.contains("got corridor: [") && tg.contains("got cost: 72.0"),
+        "{tg}"
+    );
+    assert!(!tg.contains("got cost: 72.0 ← differs"), "{tg}");
 }
