@@ -184,6 +184,31 @@ fn cache_extent(b: &mut Option<[f64; 4]>, c: &CacheView) {
     }
 }
 
+/// The obstacles and volumes of a tile cache that do not reach into the world box `b`, by id.
+fn outside(c: &CacheView, b: &[f64; 4]) -> Vec<String> {
+    let misses = |grow_by: &dyn Fn(&mut Option<[f64; 4]>)| {
+        let mut e = None;
+        grow_by(&mut e);
+        e.is_some_and(|e| !overlaps(&e, b))
+    };
+    let mut out = Vec::new();
+    for o in &c.obstacles {
+        let one = CacheView {
+            obstacles: vec![o.clone()],
+            ..CacheView::default()
+        };
+        if misses(&|e| cache_extent(e, &one)) {
+            out.push(format!("obstacle {}", o.id));
+        }
+    }
+    for v in &c.volumes {
+        if misses(&|e| v.pts.iter().for_each(|q| grow(e, *q))) {
+            out.push(format!("volume {}", v.id));
+        }
+    }
+    out
+}
+
 /// The largest 1, 2 or 5 × 10^k world units drawn at most `max_px` long.
 fn scale_length(s: f64, max_px: f64) -> (f64, usize) {
     let mut best = (0.0, 0);
@@ -251,11 +276,36 @@ pub fn render(
             });
         }
     }
+    // The panels of one scene share its world box, so that its layers line up side by side. A
+    // tile cache's obstacles and volumes widen it only when there are no tiles (one far away
+    // would shrink the mesh to a dot); those outside it are named above the picture.
+    let boxes: Vec<Option<[f64; 4]>> = (0..scenes.len())
+        .map(|si| {
+            let tiles: Vec<(usize, &TileView)> = panels
+                .iter()
+                .filter(|p| p.scene == si)
+                .flat_map(|p| p.tiles.iter().copied())
+                .collect();
+            let mut b = extent(&tiles);
+            if let (Some(c), None) = (&scenes[si].cache, b) {
+                cache_extent(&mut b, c);
+            }
+            b
+        })
+        .collect();
     // Problems and query notes go above the panels.
     let mut header: Vec<(String, &str)> = notes.iter().map(|n| (n.clone(), "#e8590c")).collect();
-    for sc in scenes {
+    for (si, sc) in scenes.iter().enumerate() {
         for p in &sc.problems {
             header.push((format!("{}: {p}", sc.title), "#c92a2a"));
+        }
+        if let (Some(c), Some(b)) = (&sc.cache, view.region.or(boxes[si])) {
+            for what in outside(c, &b) {
+                header.push((
+                    format!("{}: {what} lies outside the picture", sc.title),
+                    "#e8590c",
+                ));
+            }
         }
     }
     if let Some((_, o)) = overlay {
@@ -266,21 +316,6 @@ pub fn render(
     let top = MARGIN + LINE * header.len() as f64 + if header.is_empty() { 0.0 } else { 6.0 };
     let mut x = MARGIN;
     let mut height: f64 = 0.0;
-    // The panels of one scene share its world box, so that its layers line up side by side.
-    let boxes: Vec<Option<[f64; 4]>> = (0..scenes.len())
-        .map(|si| {
-            let tiles: Vec<(usize, &TileView)> = panels
-                .iter()
-                .filter(|p| p.scene == si)
-                .flat_map(|p| p.tiles.iter().copied())
-                .collect();
-            let mut b = extent(&tiles);
-            if let Some(c) = &scenes[si].cache {
-                cache_extent(&mut b, c);
-            }
-            b
-        })
-        .collect();
     for p in &mut panels {
         let w = view
             .region

@@ -548,6 +548,16 @@ fn tile_cache_snapshots_draw_their_mesh() {
     assert!(text.contains("ONTK tile cache snapshot"), "{text}");
     assert!(count(&doc, "polygon") > 0, "its mesh is drawn");
     assert!(!text.contains("rejected ("), "no verdict for valid bytes");
+    // Its obstacle 4 stands at (500, 500), far off the mesh: the picture keeps the mesh's box and
+    // says so.
+    assert!(
+        text.contains("obstacle 4 lies outside the picture"),
+        "{text}"
+    );
+    assert!(
+        text.contains("top view: x → (-0.") || text.contains("top view: x → (0."),
+        "{text}"
+    );
     let bytes = std::fs::read(&full).unwrap();
     let cut = t.0.join("cut.ontk");
     std::fs::write(&cut, &bytes[..bytes.len() - 1]).unwrap();
