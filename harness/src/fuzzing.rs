@@ -86,6 +86,8 @@ impl Budget {
                 Step::Bytes(b) => b.file.is_none(),
                 // Builds have their own target (`build_input`), within a budget of their own.
                 Step::Build(_) => false,
+                // Tile caches build too (from any OBJ and settings): outside this budget.
+                Step::Cache(_) | Step::CacheRestore(_) => false,
                 Step::Settings(st) => st.volumes_len() <= self.bytes as u64,
                 Step::NewMesh(n) => {
                     let in_params = n

@@ -6,6 +6,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::build::{BuildStep, SettingsStep};
+use super::cache::{
+    CacheRestoreIntoStep, CacheRestoreStep, CacheSnapshotStep, CacheStep, CacheVolumeStep,
+    ObstacleStep, RemoveIdStep, UpdateStep,
+};
 use super::numbers::Exact;
 use super::query::{QueryExpect, QueryStep};
 
@@ -659,6 +663,10 @@ pub struct Expect {
     /// `golden`, each tile is a golden of its own (`scenario::build::tile_label`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<Vec<(i32, i32, u32)>>,
+    /// A tile cache step answered these reply fields (`scenario::cache::CACHE_REPLY_KEYS`: the
+    /// id of an add, the counts of an `update`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<BTreeMap<String, u64>>,
 }
 
 impl Expect {
@@ -715,6 +723,15 @@ pub enum Step {
     Raycast(Box<QueryStep>),
     Settings(Box<SettingsStep>),
     Build(BuildStep),
+    Cache(CacheStep),
+    AddObstacle(ObstacleStep),
+    RemoveObstacle(RemoveIdStep),
+    AddVolume(CacheVolumeStep),
+    RemoveVolume(RemoveIdStep),
+    Update(UpdateStep),
+    CacheSnapshot(CacheSnapshotStep),
+    CacheRestore(CacheRestoreStep),
+    CacheRestoreInto(CacheRestoreIntoStep),
 }
 
 impl Step {
@@ -751,6 +768,15 @@ impl Step {
             Step::Raycast(_) => "raycast",
             Step::Settings(_) => "settings",
             Step::Build(_) => "build",
+            Step::Cache(_) => "cache",
+            Step::AddObstacle(_) => "add_obstacle",
+            Step::RemoveObstacle(_) => "remove_obstacle",
+            Step::AddVolume(_) => "add_volume",
+            Step::RemoveVolume(_) => "remove_volume",
+            Step::Update(_) => "update",
+            Step::CacheSnapshot(_) => "cache_snapshot",
+            Step::CacheRestore(_) => "cache_restore",
+            Step::CacheRestoreInto(_) => "cache_restore_into",
         }
     }
 
@@ -768,8 +794,27 @@ impl Step {
             | Step::FindPath(q)
             | Step::FindStraightPath(q)
             | Step::Raycast(q) => Some(&q.mesh),
+            Step::AddObstacle(s) => Some(&s.cache),
+            Step::RemoveObstacle(s) | Step::RemoveVolume(s) => Some(&s.cache),
+            Step::AddVolume(s) => Some(&s.cache),
+            Step::Update(s) => Some(&s.cache),
+            Step::CacheSnapshot(s) => Some(&s.cache),
             _ => None,
         }
+    }
+
+    /// True for the tile cache operations that act on a cache named by their `cache` key (and
+    /// may appear in a `continue` over two caches).
+    pub fn is_cache_op(&self) -> bool {
+        matches!(
+            self,
+            Step::AddObstacle(_)
+                | Step::RemoveObstacle(_)
+                | Step::AddVolume(_)
+                | Step::RemoveVolume(_)
+                | Step::Update(_)
+                | Step::CacheSnapshot(_)
+        )
     }
 
     /// True for steps the runner computes itself (no request to the testee).
