@@ -731,17 +731,24 @@ impl Checker {
                 }
             }
             Step::Bytes(b) => {
-                match (&b.hex, &b.file, &b.text) {
-                    (Some(h), None, None) => {
-                        parse_hex(h)?;
+                if let Some(r) = &b.repeat {
+                    if b.hex.is_some() || b.file.is_some() || r.copies == 0 {
+                        return Err(StepError::BytesSource);
                     }
-                    (None, Some(f), None) => {
-                        if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
-                            return Err(StepError::BytesFile { file: f.clone() });
+                } else {
+                    match (&b.hex, &b.file, &b.text) {
+                        (Some(h), None, None) => {
+                            parse_hex(h)?;
                         }
+                        (None, Some(f), None) => {
+                            if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/')
+                            {
+                                return Err(StepError::BytesFile { file: f.clone() });
+                            }
+                        }
+                        (None, None, Some(_)) => {}
+                        _ => return Err(StepError::BytesSource),
                     }
-                    (None, None, Some(_)) => {}
-                    _ => return Err(StepError::BytesSource),
                 }
                 scope.def(&b.name, Kind::Bytes)?;
             }

@@ -193,6 +193,62 @@ pub struct BytesStep {
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// OBJ text repeated after `text` (`spec/conformance.md` §1.13): geometry of many copies
+    /// without as many lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatText>,
+}
+
+/// `repeat: {text, copies, step}` of a `bytes` step: `copies` copies of an OBJ text, copy k
+/// with every vertex moved by k · `step` (x, y, z).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatText {
+    /// The OBJ text of one copy; its faces should use negative (relative) indices.
+    pub text: String,
+    /// How many copies (at least 1).
+    pub copies: u32,
+    /// The offset between consecutive copies (wu).
+    pub step: [crate::scenario::numbers::Exact; 3],
+}
+
+impl RepeatText {
+    /// An upper bound of the bytes the copies make: each `v` line's three numbers may grow to
+    /// 24 characters each.
+    pub fn max_len(&self) -> u64 {
+        let per = self.text.len() as u64 + 72 * self.text.lines().count() as u64;
+        u64::from(self.copies).saturating_mul(per)
+    }
+
+    /// The copies, in order (`spec/conformance.md` §1.13): lines of the text other than `v`
+    /// lines unchanged; in copy k a line `v X Y Z` becomes `v x y z` with x = X + k·dx
+    /// (binary64, k as a binary64), written as Rust's `{}` writes an f64 (the shortest text
+    /// that reads back to the same value), likewise y and z. `None` when a `v` line does not
+    /// hold three finite numbers.
+    pub fn expand(&self) -> Option<Vec<u8>> {
+        let mut out = String::new();
+        for k in 0..self.copies {
+            let kf = f64::from(k);
+            for line in self.text.lines() {
+                let mut words = line.split_whitespace();
+                if words.next() == Some("v") {
+                    let xyz: Vec<f64> = words
+                        .map(|w| w.parse::<f64>())
+                        .collect::<Result<_, _>>()
+                        .ok()?;
+                    if xyz.len() != 3 || xyz.iter().any(|v| !v.is_finite()) {
+                        return None;
+                    }
+                    let m = |i: usize| xyz[i] + kf * self.step[i].0;
+                    out.push_str(&format!("v {} {} {}\n", m(0), m(1), m(2)));
+                } else {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        Some(out.into_bytes())
+    }
 }
 
 /// One expected byte run of an output (the compiled form of `fields`).
