@@ -3,12 +3,14 @@
 //! backend *reported* for every polygon (`get_poly`'s `links`, `spec/conformance.md` §1.3), not
 //! links recomputed here. A link only one side reports is drawn thick on that side and dashed
 //! ("missing") on the other, and the first structural difference of the two snapshots is marked
-//! on both.
+//! on both. A failing query step draws each side's answer (corridor, straight path, nearest
+//! polygon and point, raycast's visited polygons) over the mesh, its fields written above.
 
 use onav::{LinkKind, PolyIndex, PolyRef, Side, TileLibrary};
 use serde_json::Value;
 
 use super::load::{file_scene, Input};
+use super::query::answer_overlay;
 use super::render::{render, View};
 use super::scene::{link_edge, resolve, EdgeStyle, Mark, MarkKind, Scene};
 use crate::files::diff::{diff, Difference};
@@ -22,6 +24,9 @@ pub struct CaseState {
     pub snapshot: Vec<u8>,
     /// `(polygon reference, links)` per polygon, in the runner's order.
     pub links: Vec<(String, Value)>,
+    /// The answer of a failing query step (the reply's fields, or the fields expected), drawn
+    /// over the mesh; `None` for a failure of links or state.
+    pub answer: Option<serde_json::Map<String, Value>>,
 }
 
 fn side(s: &str) -> Option<Side> {
@@ -128,7 +133,16 @@ fn picture(name: &str, mine: &CaseState, other: &CaseState, d: &Difference) -> S
     );
     reported_edges(&mut scene, mine, other);
     let notes = mark_difference(&mut scene, d, name == "expected");
-    render(&[scene], None, &View::default(), &notes)
+    let overlay = mine
+        .answer
+        .as_ref()
+        .map(|a| answer_overlay(scene.mesh.as_ref(), name, a, other.answer.as_ref()));
+    render(
+        &[scene],
+        overlay.as_ref().map(|o| (0, o)),
+        &View::default(),
+        &notes,
+    )
 }
 
 /// The field path of a difference on side A (`a`) or B.

@@ -8,6 +8,7 @@ use onav::{
     TiledNavMesh,
 };
 
+use super::cache::cache_view;
 use super::scene::{
     decoded_slot_state, decoded_tile, mesh_scene, resolve, tile_view, Fields, Mark, MarkKind,
     Scene, Target,
@@ -53,7 +54,8 @@ fn tiles_mesh(tiles: &[NavTile]) -> Result<TiledNavMesh, String> {
 /// The decode of a file cut short, drawn as far as it goes: where the decode stops at a
 /// container's length (`section[i].length`, `slot[i].tile_length`, `tile[i].length`) that claims
 /// more bytes than remain, the length is taken as what remains and the decode goes on into the
-/// container. Only the picture uses this; the problems shown are those of the real bytes.
+/// container (and the same for an `ONTK` file's `mesh_length`). Only the picture uses this; the
+/// problems shown are those of the real bytes.
 fn lenient_decode(bytes: &[u8]) -> crate::files::decode::Decoded {
     let mut b = bytes.to_vec();
     let mut d = decode(&b);
@@ -63,7 +65,9 @@ fn lenient_decode(bytes: &[u8]) -> crate::files::decode::Decoded {
         let is_length = d.fields.iter().any(|f| {
             f.offset == at
                 && f.size == 4
-                && (f.path.ends_with(".length") || f.path.ends_with(".tile_length"))
+                && (f.path.ends_with(".length")
+                    || f.path.ends_with(".tile_length")
+                    || f.path == "mesh_length")
         });
         let Some(rest) = usize::try_from(at)
             .ok()
@@ -80,6 +84,50 @@ fn lenient_decode(bytes: &[u8]) -> crate::files::decode::Decoded {
         d = decode(&b);
     }
     d
+}
+
+/// The tiles of a decoded mesh snapshot whose field paths start with `root` (`""`, or `mesh.`
+/// inside a tile cache snapshot), as far as they decode, with the field path prefix of each;
+/// a referenced tile comes from the library or is a problem.
+fn snapshot_tiles(
+    f: &Fields<'_>,
+    root: &str,
+    lib: &TileLibrary,
+    tiles: &mut Vec<super::scene::TileView>,
+    prefixes: &mut Vec<String>,
+    problems: &mut Vec<String>,
+) {
+    for i in 0..f.u(&format!("{root}slots.slot_count")).unwrap_or(0) {
+        let Some(kind) = f.u(&format!("{root}slot[{i}].kind")) else {
+            break;
+        };
+        let slot = u32::try_from(i).ok();
+        let (tile, p) = match kind {
+            1 => {
+                let p = format!("{root}slot[{i}].tile.");
+                (decoded_tile(f, &p, slot), p)
+            }
+            2 => {
+                let id = f
+                    .bytes(&format!("{root}slot[{i}].content_id"))
+                    .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                    .map(onav::TileContentId);
+                let t = id.and_then(|id| lib.get(&id)).map(|t| tile_view(t, slot));
+                if t.is_none() {
+                    problems.push(format!(
+                        "slot {i}: its referenced tile is not in the library, not drawn"
+                    ));
+                }
+                (t, format!("{root}slot[{i}]."))
+            }
+            _ => (None, String::new()),
+        };
+        if let Some(mut t) = tile {
+            decoded_slot_state(f, root, i, &mut t);
+            tiles.push(t);
+            prefixes.push(p);
+        }
+    }
 }
 
 /// The scene of bytes onav rejected (or could not restore without the library's tiles).
@@ -112,40 +160,13 @@ fn decoded_scene(
                 prefixes.push(p);
             }
         }
-        // A cache snapshot whose mesh does not restore: its tiles are not drawn.
-        FileKind::CacheSnapshot => {}
+        // A cache snapshot whose mesh does not restore: the tiles of its mesh snapshot as far
+        // as they decode (its obstacles, volumes and queue are the caller's).
+        FileKind::CacheSnapshot => {
+            snapshot_tiles(&f, "mesh.", lib, &mut tiles, &mut prefixes, &mut problems);
+        }
         FileKind::Snapshot => {
-            for i in 0..f.u("slots.slot_count").unwrap_or(0) {
-                let Some(kind) = f.u(&format!("slot[{i}].kind")) else {
-                    break;
-                };
-                let slot = u32::try_from(i).ok();
-                let (tile, p) = match kind {
-                    1 => {
-                        let p = format!("slot[{i}].tile.");
-                        (decoded_tile(&f, &p, slot), p)
-                    }
-                    2 => {
-                        let id = f
-                            .bytes(&format!("slot[{i}].content_id"))
-                            .and_then(|b| <[u8; 32]>::try_from(b).ok())
-                            .map(onav::TileContentId);
-                        let t = id.and_then(|id| lib.get(&id)).map(|t| tile_view(t, slot));
-                        if t.is_none() {
-                            problems.push(format!(
-                                "slot {i}: its referenced tile is not in the library, not drawn"
-                            ));
-                        }
-                        (t, format!("slot[{i}]."))
-                    }
-                    _ => (None, String::new()),
-                };
-                if let Some(mut t) = tile {
-                    decoded_slot_state(&f, i, &mut t);
-                    tiles.push(t);
-                    prefixes.push(p);
-                }
-            }
+            snapshot_tiles(&f, "", lib, &mut tiles, &mut prefixes, &mut problems);
         }
         FileKind::Unknown => {
             let head = &bytes[..bytes.len().min(16)];
@@ -173,12 +194,17 @@ fn decoded_scene(
         marks: Vec::new(),
         prefixes,
         mesh: None,
+        cache: (d.kind == FileKind::CacheSnapshot).then(|| cache_view(&f)),
     };
     if let Some(e) = err {
         let (tile, target) = resolve(&s, e.field());
         s.marks.push(Mark {
             tile,
-            target: if tile.is_none() { Target::Tile } else { target },
+            target: if tile.is_none() && !target.is_cache() {
+                Target::Tile
+            } else {
+                target
+            },
             kind: MarkKind::Error,
             label: e.field().to_owned(),
         });
@@ -241,9 +267,10 @@ pub fn file_scene(input: &Input, lib: &TileLibrary) -> Scene {
     }
 }
 
-/// A tile cache snapshot (`ONTK`, spec/tilecache.md): the mesh snapshot it holds, drawn when it
-/// restores, with the cache's own verdict (`onav_tilecache::check_without_cache`) as a problem
-/// line when it rejects the bytes. Obstacles and volumes are not drawn.
+/// A tile cache snapshot (`ONTK`, spec/tilecache.md): the mesh snapshot it holds (restored when
+/// it restores, else decoded as far as it goes), its obstacles, volumes and queued tiles as far
+/// as they decode, and the cache's own verdict (`onav_tilecache::check_without_cache`) as a
+/// problem line when it rejects the bytes.
 fn cache_scene(title: String, bytes: &[u8], lib: &TileLibrary) -> Scene {
     let d = decode(bytes);
     let mesh = d.field("mesh_length").and_then(|f| match f.value {
@@ -254,20 +281,26 @@ fn cache_scene(title: String, bytes: &[u8], lib: &TileLibrary) -> Scene {
         _ => None,
     });
     let verdict = onav_tilecache::check_without_cache(bytes, lib).err();
-    let mut scene = match mesh.map(|m| NavMeshSnapshot::restore(m, lib)) {
+    match mesh.map(|m| NavMeshSnapshot::restore(m, lib)) {
         Some(Ok(m)) => {
             let mut s = mesh_scene(title, m, |slot| format!("mesh.slot[{slot}].tile."));
             // A mesh that restores inside bytes the cache rejects (its lists, its queue).
             s.problems.extend(verdict.as_ref().map(error_text));
+            s.cache = Some(cache_view(&Fields::of(&d)));
+            if let Some(e) = &verdict {
+                let (tile, target) = resolve(&s, e.field());
+                s.marks.push(Mark {
+                    tile,
+                    target,
+                    kind: MarkKind::Error,
+                    label: e.field().to_owned(),
+                });
+            }
             s
         }
-        // decoded_scene writes the verdict itself.
+        // decoded_scene writes the verdict itself, and decodes the cache's lists.
         _ => decoded_scene(title, bytes, verdict.as_ref(), lib),
-    };
-    scene
-        .problems
-        .push("obstacles and area volumes are not drawn".to_owned());
-    scene
+    }
 }
 
 /// Valid tiles drawn together, stitched in one mesh when they fit one (same grid and digest,
@@ -289,6 +322,7 @@ fn tiles_scene(title: String, tiles: Vec<NavTile>) -> Scene {
             marks: Vec::new(),
             prefixes: Vec::new(),
             mesh: None,
+            cache: None,
         },
     }
 }

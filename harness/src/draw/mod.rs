@@ -8,6 +8,7 @@
 //! gives the same bytes: numbers are written with fixed decimals, nothing depends on a map's
 //! order, the locale or the clock.
 
+mod cache;
 mod case;
 mod load;
 mod query;

@@ -337,3 +337,95 @@ pub fn overlay(mesh: &TiledNavMesh, q: &Queries) -> Overlay {
     }
     o
 }
+
+/// A hex polygon reference of the protocol (`0x…`).
+fn hex_ref(v: &serde_json::Value) -> Option<PolyRef> {
+    let h = v.as_str()?.strip_prefix("0x")?;
+    PolyRef::from_raw(u64::from_str_radix(h, 16).ok()?)
+}
+
+fn json_p3(v: &serde_json::Value) -> Option<P3> {
+    let a = v.as_array()?;
+    match a.as_slice() {
+        [x, y, z] => Some([x.as_f64()?, y.as_f64()?, z.as_f64()?]),
+        _ => None,
+    }
+}
+
+/// The longest value text a note shows.
+const NOTE_CHARS: usize = 160;
+
+/// A query answer as the protocol writes it (`spec/conformance.md` §1.3: `corridor` and
+/// `visited` polygon references, the straight path's `points` with their flags, the nearest
+/// `poly` and `point`), drawn over `mesh` (references it does not hold are left out), with one
+/// note per field, in key order, saying where it differs from `other`'s.
+pub fn answer_overlay(
+    mesh: Option<&TiledNavMesh>,
+    side: &str,
+    answer: &serde_json::Map<String, serde_json::Value>,
+    other: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Overlay {
+    let mut o = Overlay::default();
+    let fill = |o: &mut Overlay, v: &serde_json::Value, f: Fill| {
+        for r in v.as_array().into_iter().flatten().filter_map(hex_ref) {
+            if let Some((layer, pts)) = mesh.and_then(|m| poly_shape(m, r)) {
+                o.polys.push((layer, pts, f));
+            }
+        }
+    };
+    if let Some(v) = answer.get("corridor") {
+        fill(&mut o, v, Fill::Corridor);
+    }
+    if let Some(v) = answer.get("visited") {
+        fill(&mut o, v, Fill::Visited);
+    }
+    if let Some(v) = answer.get("poly") {
+        fill(
+            &mut o,
+            &serde_json::Value::Array(vec![v.clone()]),
+            Fill::Nearest,
+        );
+    }
+    if let Some(p) = answer.get("point").and_then(json_p3) {
+        o.dots
+            .push((xz(&p), Dot::Found, "point".into(), Vec::new()));
+    }
+    let points: Vec<(P3, u64)> = answer
+        .get("points")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|q| Some((json_p3(q.get("pos")?)?, q.get("flags")?.as_u64()?)))
+        .collect();
+    if points.len() > 1 {
+        o.lines.push((
+            points.iter().map(|(p, _)| xz(p)).collect(),
+            Line::Path,
+            Vec::new(),
+        ));
+    }
+    for (k, (p, flags)) in points.iter().enumerate() {
+        // The protocol's flags are StraightPathFlags' bits.
+        let has = |f: StraightPathFlags| flags & u64::from(f.bits()) != 0;
+        let dot = if has(StraightPathFlags::START) {
+            Dot::Start
+        } else if has(StraightPathFlags::END) {
+            Dot::End
+        } else if has(StraightPathFlags::OFF_MESH) {
+            Dot::OffMesh
+        } else {
+            Dot::Corner
+        };
+        o.dots.push((xz(p), dot, format!("{k}"), Vec::new()));
+    }
+    for (k, v) in answer {
+        let mut text = v.to_string();
+        if text.chars().count() > NOTE_CHARS {
+            text = text.chars().take(NOTE_CHARS).collect::<String>() + "…";
+        }
+        let differs = other.is_some_and(|x| x.get(k) != Some(v));
+        let mark = if differs { " ← differs" } else { "" };
+        o.notes.push(format!("{side} {k}: {text}{mark}"));
+    }
+    o
+}

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use super::cache::{CacheView, Footprint};
 use super::query::{Dot, Fill, Line, Overlay};
 use super::scene::{EdgeStyle, MarkKind, Scene, Target, TileView};
 use super::svg::{fixed, points, Svg, A};
@@ -163,6 +164,51 @@ fn extent(tiles: &[(usize, &TileView)]) -> Option<[f64; 4]> {
     b
 }
 
+/// Grows `b` by what a tile cache draws: obstacle footprints, volumes and queued cells.
+fn cache_extent(b: &mut Option<[f64; 4]>, c: &CacheView) {
+    for o in &c.obstacles {
+        match &o.footprint {
+            Footprint::Circle { centre, radius } => {
+                grow(b, [centre[0] - radius, centre[1] - radius]);
+                grow(b, [centre[0] + radius, centre[1] + radius]);
+            }
+            Footprint::Polygon(pts) => pts.iter().for_each(|q| grow(b, *q)),
+        }
+    }
+    for v in &c.volumes {
+        v.pts.iter().for_each(|q| grow(b, *q));
+    }
+    for q in c.queue.iter().filter_map(|q| q.bounds) {
+        grow(b, [q[0], q[1]]);
+        grow(b, [q[2], q[3]]);
+    }
+}
+
+/// The obstacles and volumes of a tile cache that do not reach into the world box `b`, by id.
+fn outside(c: &CacheView, b: &[f64; 4]) -> Vec<String> {
+    let misses = |grow_by: &dyn Fn(&mut Option<[f64; 4]>)| {
+        let mut e = None;
+        grow_by(&mut e);
+        e.is_some_and(|e| !overlaps(&e, b))
+    };
+    let mut out = Vec::new();
+    for o in &c.obstacles {
+        let one = CacheView {
+            obstacles: vec![o.clone()],
+            ..CacheView::default()
+        };
+        if misses(&|e| cache_extent(e, &one)) {
+            out.push(format!("obstacle {}", o.id));
+        }
+    }
+    for v in &c.volumes {
+        if misses(&|e| v.pts.iter().for_each(|q| grow(e, *q))) {
+            out.push(format!("volume {}", v.id));
+        }
+    }
+    out
+}
+
 /// The largest 1, 2 or 5 × 10^k world units drawn at most `max_px` long.
 fn scale_length(s: f64, max_px: f64) -> (f64, usize) {
     let mut best = (0.0, 0);
@@ -230,11 +276,36 @@ pub fn render(
             });
         }
     }
+    // The panels of one scene share its world box, so that its layers line up side by side. A
+    // tile cache's obstacles and volumes widen it only when there are no tiles (one far away
+    // would shrink the mesh to a dot); those outside it are named above the picture.
+    let boxes: Vec<Option<[f64; 4]>> = (0..scenes.len())
+        .map(|si| {
+            let tiles: Vec<(usize, &TileView)> = panels
+                .iter()
+                .filter(|p| p.scene == si)
+                .flat_map(|p| p.tiles.iter().copied())
+                .collect();
+            let mut b = extent(&tiles);
+            if let (Some(c), None) = (&scenes[si].cache, b) {
+                cache_extent(&mut b, c);
+            }
+            b
+        })
+        .collect();
     // Problems and query notes go above the panels.
     let mut header: Vec<(String, &str)> = notes.iter().map(|n| (n.clone(), "#e8590c")).collect();
-    for sc in scenes {
+    for (si, sc) in scenes.iter().enumerate() {
         for p in &sc.problems {
             header.push((format!("{}: {p}", sc.title), "#c92a2a"));
+        }
+        if let (Some(c), Some(b)) = (&sc.cache, view.region.or(boxes[si])) {
+            for what in outside(c, &b) {
+                header.push((
+                    format!("{}: {what} lies outside the picture", sc.title),
+                    "#e8590c",
+                ));
+            }
         }
     }
     if let Some((_, o)) = overlay {
@@ -245,17 +316,6 @@ pub fn render(
     let top = MARGIN + LINE * header.len() as f64 + if header.is_empty() { 0.0 } else { 6.0 };
     let mut x = MARGIN;
     let mut height: f64 = 0.0;
-    // The panels of one scene share its world box, so that its layers line up side by side.
-    let boxes: Vec<Option<[f64; 4]>> = (0..scenes.len())
-        .map(|si| {
-            let tiles: Vec<(usize, &TileView)> = panels
-                .iter()
-                .filter(|p| p.scene == si)
-                .flat_map(|p| p.tiles.iter().copied())
-                .collect();
-            extent(&tiles)
-        })
-        .collect();
     for p in &mut panels {
         let w = view
             .region
@@ -303,16 +363,25 @@ pub fn render(
 
 fn legend_height(scenes: &[Scene], query: bool) -> f64 {
     let areas = used_areas(scenes).len() as f64;
-    40.0 + LINE * (areas + 12.0 + if query { 8.0 } else { 0.0 })
+    let cache = if has_cache(scenes) { 5.0 } else { 0.0 };
+    40.0 + LINE * (areas + 12.0 + cache + if query { 8.0 } else { 0.0 })
 }
 
-fn used_areas(scenes: &[Scene]) -> BTreeMap<u8, usize> {
-    let mut m = BTreeMap::new();
+fn has_cache(scenes: &[Scene]) -> bool {
+    scenes.iter().any(|s| s.cache.is_some())
+}
+
+/// The areas used, each with its number of polygons and of tile cache volumes.
+fn used_areas(scenes: &[Scene]) -> BTreeMap<u8, (usize, usize)> {
+    let mut m: BTreeMap<u8, (usize, usize)> = BTreeMap::new();
     for sc in scenes {
         for t in &sc.tiles {
             for p in t.polys.iter().flatten() {
-                *m.entry(p.area).or_insert(0) += 1;
+                m.entry(p.area).or_default().0 += 1;
             }
+        }
+        for v in sc.cache.iter().flat_map(|c| &c.volumes) {
+            m.entry(v.area).or_default().1 += 1;
         }
     }
     m
@@ -326,10 +395,19 @@ fn draw_panel(
     o: Option<&Overlay>,
     view: &View,
 ) {
-    let title = match p.layer {
-        Some(l) => format!("{} · layer {l} · {} tiles", sc.title, p.tiles.len()),
-        None => format!("{} · nothing to draw", sc.title),
+    let mut title = match (p.layer, &sc.cache) {
+        (Some(l), _) => format!("{} · layer {l} · {} tiles", sc.title, p.tiles.len()),
+        (None, Some(_)) => format!("{} · no tiles", sc.title),
+        (None, None) => format!("{} · nothing to draw", sc.title),
     };
+    if let Some(c) = &sc.cache {
+        title.push_str(&format!(
+            " · {} obstacles, {} volumes, {} queued",
+            c.obstacles.len(),
+            c.volumes.len(),
+            c.queue.len()
+        ));
+    }
     svg.text(
         "text",
         &[
@@ -434,6 +512,9 @@ fn draw_panel(
         }
     }
     svg.close();
+    if let Some(c) = &sc.cache {
+        draw_volumes(svg, k, p, c);
+    }
     // Tile outlines (thinner as tiles get many) and labels.
     svg.open(
         "g",
@@ -503,6 +584,10 @@ fn draw_panel(
         svg.close();
         draw_off_mesh(svg, p);
     }
+    if let Some(c) = &sc.cache {
+        draw_obstacles(svg, k, p, c);
+        draw_queue(svg, k, p, c);
+    }
     if let Some(o) = o {
         draw_overlay(svg, p, o);
     }
@@ -532,6 +617,200 @@ fn draw_panel(
                 }
             ),
         );
+    }
+}
+
+/// The mean of some points (a label's place).
+fn mean(pts: &[[f64; 2]]) -> [f64; 2] {
+    let n = pts.len().max(1) as f64;
+    let (x, z) = pts
+        .iter()
+        .fold((0.0, 0.0), |(x, z), q| (x + q[0], z + q[1]));
+    [x / n, z / n]
+}
+
+const VOLUME: &str = "#364fc7";
+const OBSTACLE: &str = "#c92a2a";
+const QUEUED: &str = "#e67700";
+
+/// A tile cache's area volumes: filled by their area (see-through, over the polygons), outlined
+/// dashed, labelled with their id and area.
+fn draw_volumes(svg: &mut Svg, k: usize, p: &Panel<'_>, c: &CacheView) {
+    svg.open("g", &[("id", (&format!("volumes{k}")).into())]);
+    for v in &c.volumes {
+        let px: Vec<[f64; 2]> = v.pts.iter().map(|q| p.px(*q)).collect();
+        svg.leaf(
+            "polygon",
+            &[
+                ("points", (&points(&px)).into()),
+                ("fill", (&area_colour(v.area)).into()),
+                ("fill-opacity", 0.6.into()),
+                ("stroke", VOLUME.into()),
+                ("stroke-width", 1.6.into()),
+                ("stroke-dasharray", "6 3".into()),
+            ],
+        );
+        let m = mean(&px);
+        svg.text(
+            "text",
+            &[
+                ("x", m[0].into()),
+                ("y", (m[1] + 4.0).into()),
+                ("font-size", 10.0.into()),
+                ("fill", VOLUME.into()),
+                ("text-anchor", "middle".into()),
+            ],
+            &format!("volume {} · area {}", v.id, v.area),
+        );
+    }
+    svg.close();
+}
+
+/// A tile cache's obstacles: a cylinder as its circle, a box as its rectangle, an oriented box
+/// as its four corners with a tick from its centre to its own +x face (so its rotation shows),
+/// each labelled with its id.
+fn draw_obstacles(svg: &mut Svg, k: usize, p: &Panel<'_>, c: &CacheView) {
+    svg.open(
+        "g",
+        &[
+            ("id", (&format!("obstacles{k}")).into()),
+            ("fill", "#343a40".into()),
+            ("fill-opacity", 0.35.into()),
+            ("stroke", OBSTACLE.into()),
+            ("stroke-width", 1.6.into()),
+        ],
+    );
+    for o in &c.obstacles {
+        let centre = match &o.footprint {
+            Footprint::Circle { centre, radius } => {
+                let q = p.px(*centre);
+                svg.leaf(
+                    "circle",
+                    &[
+                        ("cx", q[0].into()),
+                        ("cy", q[1].into()),
+                        ("r", (radius * p.s).clamp(0.5, CLAMP).into()),
+                    ],
+                );
+                q
+            }
+            Footprint::Polygon(pts) => {
+                let px: Vec<[f64; 2]> = pts.iter().map(|q| p.px(*q)).collect();
+                svg.leaf("polygon", &[("points", (&points(&px)).into())]);
+                let m = mean(&px);
+                if o.shape == 3 && px.len() == 4 {
+                    let face = mean(&px[1..3]);
+                    svg.leaf(
+                        "line",
+                        &[
+                            ("x1", m[0].into()),
+                            ("y1", m[1].into()),
+                            ("x2", face[0].into()),
+                            ("y2", face[1].into()),
+                            ("stroke-width", 1.0.into()),
+                        ],
+                    );
+                }
+                m
+            }
+        };
+        svg.text(
+            "text",
+            &[
+                ("x", centre[0].into()),
+                ("y", (centre[1] - 4.0).into()),
+                ("font-size", 10.0.into()),
+                ("fill", OBSTACLE.into()),
+                ("fill-opacity", 1.0.into()),
+                ("stroke", "none".into()),
+                ("text-anchor", "middle".into()),
+            ],
+            &format!("obstacle {}", o.id),
+        );
+    }
+    svg.close();
+}
+
+/// A tile cache's queued tiles: their cells outlined dashed, labelled with their place in the
+/// queue (`queue[0]` is rebuilt first).
+fn draw_queue(svg: &mut Svg, k: usize, p: &Panel<'_>, c: &CacheView) {
+    svg.open(
+        "g",
+        &[
+            ("id", (&format!("queue{k}")).into()),
+            ("fill", "none".into()),
+        ],
+    );
+    for (j, q) in c.queue.iter().enumerate() {
+        let Some(b) = q.bounds else { continue };
+        let (a0, a1) = (p.px([b[0], b[1]]), p.px([b[2], b[3]]));
+        svg.leaf(
+            "rect",
+            &[
+                ("x", (a0[0] + 2.0).into()),
+                ("y", (a0[1] + 2.0).into()),
+                ("width", (a1[0] - a0[0] - 4.0).max(0.0).into()),
+                ("height", (a1[1] - a0[1] - 4.0).max(0.0).into()),
+                ("stroke", QUEUED.into()),
+                ("stroke-width", 2.4.into()),
+                ("stroke-dasharray", "8 4".into()),
+            ],
+        );
+        svg.text(
+            "text",
+            &[
+                ("x", (a0[0] + 5.0).into()),
+                ("y", (a1[1] - 6.0).into()),
+                ("font-size", 10.0.into()),
+                ("fill", QUEUED.into()),
+            ],
+            &format!("queue[{j}] ({},{})", q.column, q.row),
+        );
+    }
+    svg.close();
+}
+
+/// Outlines the part of a tile cache a mark points at; returns where its label goes, or `None`
+/// when that part was not decoded.
+fn mark_cache(
+    svg: &mut Svg,
+    p: &Panel<'_>,
+    c: &CacheView,
+    target: Target,
+    style: &[(&str, A<'_>)],
+) -> Option<[f64; 2]> {
+    let polygon = |svg: &mut Svg, pts: &[[f64; 2]]| {
+        let px: Vec<[f64; 2]> = pts.iter().map(|q| p.px(*q)).collect();
+        let pl = points(&px);
+        let mut at: Vec<(&str, A<'_>)> = vec![("points", (&pl).into())];
+        at.extend_from_slice(style);
+        svg.leaf("polygon", &at);
+        px.first().copied()
+    };
+    match target {
+        Target::Obstacle(i) => match &c.obstacles.get(i)?.footprint {
+            Footprint::Circle { centre, radius } => {
+                let q = p.px(*centre);
+                let mut at: Vec<(&str, A<'_>)> = vec![
+                    ("cx", q[0].into()),
+                    ("cy", q[1].into()),
+                    ("r", (radius * p.s).clamp(4.0, CLAMP).into()),
+                ];
+                at.extend_from_slice(style);
+                svg.leaf("circle", &at);
+                Some(q)
+            }
+            Footprint::Polygon(pts) => polygon(svg, pts),
+        },
+        Target::Volume(i) => polygon(svg, &c.volumes.get(i)?.pts),
+        Target::Queued(i) => {
+            let b = c.queue.get(i)?.bounds?;
+            polygon(
+                svg,
+                &[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]],
+            )
+        }
+        _ => None,
     }
 }
 
@@ -735,7 +1014,22 @@ fn draw_marks(svg: &mut Svg, p: &Panel<'_>, sc: &Scene) {
             .tile
             .and_then(|i| p.tiles.iter().find(|(j, _)| *j == i).map(|(_, t)| *t));
         let mut anchor = None;
+        let cached = match (&sc.cache, m.tile) {
+            (Some(c), None) if m.target.is_cache() => mark_cache(
+                svg,
+                p,
+                c,
+                m.target,
+                &[
+                    ("fill", hatch.into()),
+                    ("stroke", colour.into()),
+                    ("stroke-width", 3.0.into()),
+                ],
+            ),
+            _ => None,
+        };
         match (m.tile, tile) {
+            _ if cached.is_some() => anchor = cached,
             (None, _) => {
                 svg.leaf(
                     "rect",
@@ -943,7 +1237,7 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
     svg.open("g", &[("id", "legend".into())]);
     head(svg, y, "areas (polygons)");
     y += LINE;
-    for (a, n) in used_areas(scenes) {
+    for (a, (n, v)) in used_areas(scenes) {
         swatch(
             svg,
             y,
@@ -953,7 +1247,12 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
                 ("stroke-width", 0.4.into()),
             ],
         );
-        label(svg, y, &format!("area {a} ({n})"));
+        let text = match v {
+            0 => format!("area {a} ({n})"),
+            1 => format!("area {a} ({n} polygons, 1 volume)"),
+            _ => format!("area {a} ({n} polygons, {v} volumes)"),
+        };
+        label(svg, y, &text);
         y += LINE;
     }
     y += 6.0;
@@ -1046,6 +1345,43 @@ fn draw_legend(svg: &mut Svg, scenes: &[Scene], query: bool, x: f64, top: f64) {
     );
     label(svg, y, "off-mesh end that does not land");
     y += LINE;
+    if has_cache(scenes) {
+        y += 6.0;
+        head(svg, y, "tile cache");
+        y += LINE;
+        for (style, text) in [
+            (
+                [
+                    ("fill", "#ffffff"),
+                    ("stroke", VOLUME),
+                    ("stroke-dasharray", "6 3"),
+                ],
+                "area volume (filled by its area)",
+            ),
+            (
+                [
+                    ("fill", "#868e96"),
+                    ("stroke", OBSTACLE),
+                    ("stroke-dasharray", "none"),
+                ],
+                "obstacle (unwalkable; tick: its +x)",
+            ),
+            (
+                [
+                    ("fill", "none"),
+                    ("stroke", QUEUED),
+                    ("stroke-dasharray", "8 4"),
+                ],
+                "queued tile (queue[0] rebuilt first)",
+            ),
+        ] {
+            let mut at: Vec<(&str, A<'_>)> = style.iter().map(|(k, v)| (*k, (*v).into())).collect();
+            at.push(("stroke-width", 1.6.into()));
+            swatch(svg, y, &at);
+            label(svg, y, text);
+            y += LINE;
+        }
+    }
     if query {
         y += 6.0;
         head(svg, y, "queries");

@@ -95,6 +95,22 @@ pub enum Target {
     Vertex(usize),
     /// Off-mesh link i.
     Link(usize),
+    /// A tile cache's obstacle i (in file order), drawn outside the tiles.
+    Obstacle(usize),
+    /// A tile cache's volume i.
+    Volume(usize),
+    /// A tile cache's queued tile i.
+    Queued(usize),
+}
+
+impl Target {
+    /// A part of a tile cache's own lists (drawn outside the tiles).
+    pub fn is_cache(self) -> bool {
+        matches!(
+            self,
+            Target::Obstacle(_) | Target::Volume(_) | Target::Queued(_)
+        )
+    }
 }
 
 /// Why something is marked.
@@ -135,6 +151,8 @@ pub struct Scene {
     pub prefixes: Vec<String>,
     /// The mesh, when the files are valid and make one (queries run on it).
     pub mesh: Option<TiledNavMesh>,
+    /// A tile cache snapshot's obstacles, volumes and queue (`None` for other files).
+    pub cache: Option<super::cache::CacheView>,
 }
 
 fn xz(v: &[f64; 3]) -> [f64; 2] {
@@ -325,6 +343,7 @@ pub fn mesh_scene(title: String, m: TiledNavMesh, prefix: impl Fn(u32) -> String
         marks: Vec::new(),
         prefixes,
         mesh: Some(m),
+        cache: None,
     }
 }
 
@@ -461,16 +480,17 @@ pub fn decoded_tile(f: &Fields<'_>, p: &str, slot: Option<u32>) -> Option<TileVi
     Some(v)
 }
 
-/// Applies the edits and link switches a snapshot's slot `i` records to its decoded tile.
-pub fn decoded_slot_state(f: &Fields<'_>, i: u64, v: &mut TileView) {
+/// Applies the edits and link switches a snapshot's slot `i` records to its decoded tile; `root`
+/// prefixes the snapshot's field paths (`""`, or `mesh.` inside a tile cache snapshot).
+pub fn decoded_slot_state(f: &Fields<'_>, root: &str, i: u64, v: &mut TileView) {
     let ne = f
-        .u(&format!("slot[{i}].edit_count"))
+        .u(&format!("{root}slot[{i}].edit_count"))
         .unwrap_or(0)
         .min(MAX_DECODED);
     for j in 0..ne {
         let (Some(p), Some(a)) = (
-            f.u(&format!("slot[{i}].edit[{j}].polygon")),
-            f.u(&format!("slot[{i}].edit[{j}].area")),
+            f.u(&format!("{root}slot[{i}].edit[{j}].polygon")),
+            f.u(&format!("{root}slot[{i}].edit[{j}].area")),
         ) else {
             break;
         };
@@ -480,11 +500,11 @@ pub fn decoded_slot_state(f: &Fields<'_>, i: u64, v: &mut TileView) {
         }
     }
     let nd = f
-        .u(&format!("slot[{i}].disabled_count"))
+        .u(&format!("{root}slot[{i}].disabled_count"))
         .unwrap_or(0)
         .min(MAX_DECODED);
     for j in 0..nd {
-        let Some(l) = f.u(&format!("slot[{i}].disabled[{j}]")) else {
+        let Some(l) = f.u(&format!("{root}slot[{i}].disabled[{j}]")) else {
             break;
         };
         if let Some(lv) = v.links.get_mut(l as usize) {
@@ -496,6 +516,27 @@ pub fn decoded_slot_state(f: &Fields<'_>, i: u64, v: &mut TileView) {
 /// Splits a field path into its tile prefix (one of `prefixes`, the longest that fits) and the
 /// rest, then names the part of the tile the rest points at.
 pub fn resolve(scene: &Scene, path: &str) -> (Option<usize>, Target) {
+    // A tile cache's own lists (`obstacle[i].…`, `volume[i].…`, `queue[i]…`) are drawn outside
+    // the tiles.
+    let listed = |name: &str| -> Option<usize> {
+        path.strip_prefix(name)?
+            .strip_prefix('[')?
+            .split(']')
+            .next()?
+            .parse()
+            .ok()
+    };
+    if scene.cache.is_some() {
+        if let Some(i) = listed("obstacle") {
+            return (None, Target::Obstacle(i));
+        }
+        if let Some(i) = listed("volume") {
+            return (None, Target::Volume(i));
+        }
+        if let Some(i) = listed("queue") {
+            return (None, Target::Queued(i));
+        }
+    }
     let best = scene
         .prefixes
         .iter()
@@ -509,6 +550,8 @@ pub fn resolve(scene: &Scene, path: &str) -> (Option<usize>, Target) {
         None => {
             // A slot field outside its tile (generation, kind, edits, switches).
             let slot = path
+                .strip_prefix("mesh.")
+                .unwrap_or(path)
                 .strip_prefix("slot[")
                 .and_then(|r| r.split(']').next())
                 .and_then(|s| s.parse::<u32>().ok());

@@ -144,7 +144,7 @@ impl Exec<'_> {
             None => {}
         }
         self.judge_build(key, done, e)?;
-        self.judge_reply(key, done, e)
+        self.judge_reply(step, done, e)
     }
 
     /// `state: unchanged` and `same_state`.
@@ -159,14 +159,15 @@ impl Exec<'_> {
             let m = done.mesh.clone().unwrap_or_default();
             let after = self.observe(&m)?;
             match before {
-                Some(b) => Observation::same(&b, &after, &format!("{key} changed {m}"))?,
+                Some(b) => self.same_or_keep(b, after, &format!("{key} changed {m}"), false)?,
                 None => return harness("no state captured"),
             }
         }
         if let Some(other) = &e.same_state {
             let m = done.mesh.clone().unwrap_or_default();
             let (x, y) = (self.observe(&m)?, self.observe(other)?);
-            Observation::same(&x, &y, &format!("{m} against {other}"))?;
+            // The other mesh is the state this one should have.
+            self.same_or_keep(x, y, &format!("{m} against {other}"), true)?;
         }
         Ok(())
     }
@@ -235,7 +236,8 @@ impl Exec<'_> {
 
     /// Expectations on the reply's fields: `valid`, `area`, `flags`, `tile_ref`, `links`, `query`
     /// and `id`.
-    fn judge_reply(&mut self, key: &str, done: &Done, e: &Expect) -> R<()> {
+    fn judge_reply(&mut self, step: &Step, done: &Done, e: &Expect) -> R<()> {
+        let key = step.key();
         let fields = done.outcome.fields();
         let got = |k: &str| fields.get(k).cloned().unwrap_or(Value::Null);
         if let Some(v) = e.valid {
@@ -271,6 +273,10 @@ impl Exec<'_> {
             }
             let agree = have.len() == want.len() && have.iter().zip(&want).all(|(h, w)| same(h, w));
             if !agree {
+                if let (Step::GetPoly(p), Some(m)) = (step, &done.mesh) {
+                    let poly = self.env.reference(&p.poly)?;
+                    self.keep_links(m, &poly, &want);
+                }
                 let show = |v: &[Value]| v.iter().map(show_link).collect::<Vec<_>>().join(", ");
                 return fail(format!(
                     "{key}: links are [{}], expected [{}]",
@@ -285,6 +291,9 @@ impl Exec<'_> {
                 .to_json(&|r| resolve_ref(r, &|n| refs.get(n).copied()))
                 .map_err(|m| Stop(Status::Error, m.to_string()))?;
             if let Err(m) = compare(&want, &fields) {
+                if let Some(mesh) = &done.mesh {
+                    self.keep_answer(mesh, &want, &fields);
+                }
                 return fail(format!("{key}: {m}"));
             }
         }

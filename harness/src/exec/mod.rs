@@ -114,6 +114,10 @@ pub struct Options {
     /// The longest byte string a local step may make ([`MAX_SCENARIO_BYTES`] unless a caller
     /// wants less).
     pub max_bytes: usize,
+    /// At the first failing state or `links` expectation, observe the testee's state and keep it
+    /// with the expected one ([`CaseRun::pictures`], for `--trace`'s `expected.svg`): the extra
+    /// requests are made only when asked.
+    pub pictures: bool,
 }
 
 impl Options {
@@ -123,6 +127,7 @@ impl Options {
             files: files.to_path_buf(),
             keep_going: false,
             max_bytes: MAX_SCENARIO_BYTES,
+            pictures: false,
         }
     }
 }

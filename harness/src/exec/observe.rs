@@ -1,6 +1,7 @@
 //! The state of a mesh as the runner observes it (`spec/conformance.md` §1.6): its Full snapshot,
 //! and the stitched links of every polygon of every tile in it, polygons enumerated from the
-//! snapshot's own decode.
+//! snapshot's own decode. A failing comparison of two states keeps both for the case's
+//! pictures ([`Exec::same_or_keep`], [`Exec::keep_links`], [`Exec::keep_answer`]).
 
 use onav::limits::{MAX_POLYS, MAX_SLOTS};
 use onav::{Generation, PolyIndex, SlotIndex, TileRef};
@@ -8,6 +9,7 @@ use serde_json::Value;
 
 use super::ops::reply_bytes;
 use super::{fail, harness, Exec, Outcome, R};
+use crate::draw::CaseState;
 use crate::files::decode::{self, decode};
 use crate::files::diff::first_difference;
 use crate::protocol::{ref_to_hex, Request};
@@ -51,7 +53,87 @@ impl Observation {
     }
 }
 
+impl From<Observation> for CaseState {
+    fn from(o: Observation) -> Self {
+        CaseState {
+            snapshot: o.snapshot,
+            links: o.links,
+            answer: None,
+        }
+    }
+}
+
 impl Exec<'_> {
+    /// Keeps `expected` and `got` as the case's pictures (the first failure's only, and only
+    /// when the options ask for pictures).
+    fn keep(&mut self, expected: Observation, got: Observation) {
+        if self.opts.pictures && self.run.pictures.is_none() {
+            self.run.pictures = Some((expected.into(), got.into()));
+        }
+    }
+
+    /// [`Observation::same`]`(a, b)`, keeping both states for the pictures when they differ:
+    /// `a` as the expected one, or `b` when `b_expected`.
+    pub(super) fn same_or_keep(
+        &mut self,
+        a: Observation,
+        b: Observation,
+        what: &str,
+        b_expected: bool,
+    ) -> R<()> {
+        let r = Observation::same(&a, &b, what);
+        if r.is_err() {
+            if b_expected {
+                self.keep(b, a);
+            } else {
+                self.keep(a, b);
+            }
+        }
+        r
+    }
+
+    /// A failing `links` expectation of polygon `poly` (hex) of `mesh`: the mesh as the testee
+    /// has it, and the same with `want` as that polygon's links, kept for the pictures. Asks the
+    /// testee only when pictures are wanted; a testee that cannot be observed gives none.
+    pub(super) fn keep_links(&mut self, mesh: &str, poly: &str, want: &[Value]) {
+        if !self.opts.pictures || self.run.pictures.is_some() {
+            return;
+        }
+        let Ok(got) = self.observe(mesh) else {
+            return;
+        };
+        let mut expected = got.clone();
+        match expected.links.iter_mut().find(|(p, _)| p == poly) {
+            Some((_, l)) => *l = Value::Array(want.to_vec()),
+            None => expected
+                .links
+                .push((poly.to_owned(), Value::Array(want.to_vec()))),
+        }
+        self.keep(expected, got);
+    }
+
+    /// A failing `query` expectation on `mesh`: the mesh as the testee has it, with the answer
+    /// expected (`want`, the fields the expectation names) and the one given (`got`), kept for the
+    /// pictures; as [`Self::keep_links`], asking the testee only when pictures are wanted.
+    pub(super) fn keep_answer(
+        &mut self,
+        mesh: &str,
+        want: &serde_json::Map<String, Value>,
+        got: &serde_json::Map<String, Value>,
+    ) {
+        if !self.opts.pictures || self.run.pictures.is_some() {
+            return;
+        }
+        let Ok(o) = self.observe(mesh) else {
+            return;
+        };
+        let mut expected = CaseState::from(o);
+        let mut given = expected.clone();
+        expected.answer = Some(want.clone());
+        given.answer = Some(got.clone());
+        self.run.pictures = Some((expected, given));
+    }
+
     /// The Full snapshot and the links of every polygon of every tile.
     pub(super) fn observe(&mut self, mesh: &str) -> R<Observation> {
         let h = self.env.mesh(mesh)?;

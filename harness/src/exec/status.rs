@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::draw::CaseState;
+
 /// How a case ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +64,9 @@ pub struct CaseRun {
     pub lowered: Vec<Value>,
     /// Bytes computed by the runner (generated, inline and edited tiles), by name.
     pub blobs: Vec<(String, Vec<u8>)>,
+    /// The expected and the observed state of the first failing state or `links` expectation
+    /// (`Options::pictures`), for the pictures of a traced case.
+    pub pictures: Option<(CaseState, CaseState)>,
 }
 
 impl CaseRun {

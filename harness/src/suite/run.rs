@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::compare::Divergence;
 use super::locate::Location;
 use super::watch::{Watch, Watched};
-use crate::exec::{hello, run_scenario, CaseRun, Status};
+use crate::exec::{self, hello, CaseRun, Status};
 use crate::limits::MAX_THREADS;
 use crate::protocol::Backend;
 use crate::scenario::{Case, Class};
@@ -179,9 +179,13 @@ impl CaseResult {
     }
 }
 
-fn run_guarded(c: &Case, backend: &mut dyn Backend) -> CaseRun {
+fn run_guarded(c: &Case, backend: &mut dyn Backend, pictures: bool) -> CaseRun {
+    let opts = exec::Options {
+        pictures,
+        ..exec::Options::in_dir(&c.dir)
+    };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_scenario(&c.id, &c.scenario, backend, &c.dir)
+        exec::run(&c.id, &c.scenario, backend, &opts)
     })) {
         Ok(r) => r,
         Err(p) => {
@@ -235,7 +239,8 @@ fn run_one(c: &Case, backend: &mut dyn Backend, record: bool, compare: bool) -> 
         };
     }
     let mut w = Watch::new(backend, record, compare);
-    let run = run_guarded(c, &mut w);
+    // A recorded case (`--trace`) also keeps the states of its failure for its pictures.
+    let run = run_guarded(c, &mut w, record);
     OneRun {
         run,
         watched: w.finish(),

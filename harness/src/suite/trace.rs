@@ -209,7 +209,7 @@ pub fn write_case(
             std::fs::write(&p, bytes).map_err(|e| io(&p, e))?;
         }
     }
-    for (name, svg) in pictures(&files) {
+    for (name, svg) in pictures(&files, r.run.pictures.as_ref()) {
         let p = d.join(name);
         std::fs::write(&p, svg).map_err(|e| io(&p, e))?;
     }
@@ -217,10 +217,16 @@ pub fn write_case(
 }
 
 /// The pictures of a case folder (`onav draw`, spec/conformance.md §4.8): `difference.svg`, the
-/// first reply that differs from the reference's drawn beside it with the difference marked,
-/// and `got.svg`, the testee's last reply that is a tile, mesh file or snapshot. Referenced
-/// snapshots find their tiles among the tiles and libraries the case's requests carried.
-fn pictures(files: &[(String, Vec<u8>)]) -> Vec<(&'static str, String)> {
+/// first reply that differs from the reference's drawn beside it with the difference marked;
+/// for a failing state or `links` expectation, `expected.svg` and `got.svg`, the state the
+/// expectation names and the testee's, each with the links it reports and those only one side
+/// has highlighted ([`crate::draw::case_pictures`]); otherwise `got.svg`, the testee's last
+/// reply that is a tile, mesh file or snapshot. Referenced snapshots find their tiles among the
+/// tiles and libraries the case's requests carried.
+fn pictures(
+    files: &[(String, Vec<u8>)],
+    failed: Option<&(crate::draw::CaseState, crate::draw::CaseState)>,
+) -> Vec<(&'static str, String)> {
     use crate::draw::{diff_picture, draw, Input, Queries, View};
     use crate::files::decode::FileKind;
     let mut library = onav::TileLibrary::new();
@@ -243,6 +249,12 @@ fn pictures(files: &[(String, Vec<u8>)]) -> Vec<(&'static str, String)> {
             let b = input(&format!("got (testee) {twin}"), got);
             out.push(("difference.svg", diff_picture(&a, &b, &library)));
         }
+    }
+    if let Some((expected, got)) = failed {
+        let (e, g) = crate::draw::case_pictures(expected, got);
+        out.push(("expected.svg", e));
+        out.push(("got.svg", g));
+        return out;
     }
     let last = files
         .iter()

@@ -266,6 +266,7 @@ fn state(m: &TiledNavMesh) -> CaseState {
     CaseState {
         snapshot: m.snapshot(SnapshotMode::Full),
         links,
+        answer: None,
     }
 }
 
@@ -547,6 +548,16 @@ fn tile_cache_snapshots_draw_their_mesh() {
     assert!(text.contains("ONTK tile cache snapshot"), "{text}");
     assert!(count(&doc, "polygon") > 0, "its mesh is drawn");
     assert!(!text.contains("rejected ("), "no verdict for valid bytes");
+    // Its obstacle 4 stands at (500, 500), far off the mesh: the picture keeps the mesh's box and
+    // says so.
+    assert!(
+        text.contains("obstacle 4 lies outside the picture"),
+        "{text}"
+    );
+    assert!(
+        text.contains("top view: x → (-0.") || text.contains("top view: x → (0."),
+        "{text}"
+    );
     let bytes = std::fs::read(&full).unwrap();
     let cut = t.0.join("cut.ontk");
     std::fs::write(&cut, &bytes[..bytes.len() - 1]).unwrap();
@@ -557,4 +568,369 @@ fn tile_cache_snapshots_draw_their_mesh() {
         text.contains("rejected ("),
         "the cache's verdict is written"
     );
+}
+
+/// A busy tile cache on a 24 × 24 floor (3 × 3 tiles of 8 wu): a cylinder, a box and an
+/// oriented box turned by 0.7 rad, an area-5 and an area-0 volume, one tile rebuilt and the rest
+/// of the queue left.
+fn busy_cache() -> onav_tilecache::TileCache {
+    use onav_tilecache::{Obstacle, TileCache, Volume};
+    let obj = b"v 0 0 0\nv 0 0 24\nv 24 0 0\nv 24 0 24\nf 1 2 3\nf 3 2 4\n";
+    let g = onav_build3d::Geometry::from_obj(obj).unwrap();
+    let s = onav_build3d::Settings::new(onav_build3d::SettingsSpec {
+        cell_size: 0.5,
+        cell_height: 0.2,
+        tile_size: 16,
+        detail_sample_dist: 0.0,
+        ..onav_build3d::SettingsSpec::default()
+    })
+    .unwrap();
+    let mut c = TileCache::new(&g, &s).unwrap();
+    for o in [
+        Obstacle::cylinder([12.0, -0.5, 12.0], 1.0, 2.0),
+        Obstacle::aabb([3.0, -1.0, 3.0], [5.0, 1.0, 5.0]),
+        Obstacle::oriented_box([18.0, 0.5, 6.0], [2.0, 1.0, 0.5], 0.7),
+    ] {
+        c.add_obstacle(o.unwrap()).unwrap();
+    }
+    let sq = |x: f64, z: f64| vec![[x, z], [x + 3.0, z], [x + 3.0, z + 2.0], [x, z + 2.0]];
+    c.add_volume(Volume::new(5, -1.0, 1.0, sq(8.0, 3.0)).unwrap())
+        .unwrap();
+    c.add_volume(Volume::new(0, -1.0, 1.0, sq(16.0, 17.0)).unwrap())
+        .unwrap();
+    c.update(1).unwrap();
+    c
+}
+
+/// The elements below the group whose id is `id`.
+fn in_group<'a>(
+    doc: &'a roxmltree::Document<'a>,
+    id: &str,
+    name: &str,
+) -> Vec<roxmltree::Node<'a, 'a>> {
+    doc.descendants()
+        .filter(|n| n.attribute("id") == Some(id))
+        .flat_map(|g| g.descendants())
+        .filter(|n| n.tag_name().name() == name)
+        .collect()
+}
+
+fn points_of(n: &roxmltree::Node<'_, '_>) -> Vec<[f64; 2]> {
+    n.attribute("points")
+        .unwrap()
+        .split(' ')
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            [x.parse().unwrap(), y.parse().unwrap()]
+        })
+        .collect()
+}
+
+fn attr(n: &roxmltree::Node<'_, '_>, a: &str) -> f64 {
+    n.attribute(a).unwrap().parse().unwrap()
+}
+
+/// A tile cache snapshot draws its mesh, its obstacles (a cylinder as a circle, boxes as
+/// polygons), its volumes filled by area and its queued tiles. Checked against the cache itself
+/// and by hand, not against the picture: the counts are the cache's; a circle's radius over the
+/// box's width in pixels is 1 wu over 2 wu; the oriented box's tick to its own +x face points
+/// along (cos 0.7, −sin 0.7) on x–z (TC3: positive turns +x towards −z), z down the page; the
+/// legend counts the area-5 volume. Committed as `golden/draw/tile-cache.svg`.
+#[test]
+fn tile_cache_example() {
+    let c = busy_cache();
+    let queued = c.queue().len();
+    assert!(queued > 0 && queued < 9, "{queued}");
+    let t = Temp::new("ontk-example");
+    t.file("busy.ontk", &c.snapshot(SnapshotMode::Full));
+    let svg = draw(&t, "cache.svg", &[os("busy.ontk")]);
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    assert!(
+        text.contains(&format!("3 obstacles, 2 volumes, {queued} queued")),
+        "{text}"
+    );
+    assert!(!text.contains("rejected ("), "{text}");
+    let tiles: u32 = c.mesh().tiles().map(|(_, t)| t.ground_poly_count()).sum();
+    assert_eq!(in_group(&doc, "polygons0", "polygon").len(), tiles as usize);
+    // Obstacles: one circle, two polygons (box, oriented box) and the oriented box's tick.
+    let circles = in_group(&doc, "obstacles0", "circle");
+    let boxes = in_group(&doc, "obstacles0", "polygon");
+    let ticks = in_group(&doc, "obstacles0", "line");
+    assert_eq!((circles.len(), boxes.len(), ticks.len()), (1, 2, 1));
+    let aabb = points_of(&boxes[0]);
+    let r = attr(&circles[0], "r");
+    let w = aabb[1][0] - aabb[0][0];
+    assert!((r / w - 0.5).abs() < 0.01, "{r} {w}");
+    // z grows down the page, so −z is up: the tick's angle above the x axis is θ.
+    let tick = &ticks[0];
+    let (dx, dy) = (
+        attr(tick, "x2") - attr(tick, "x1"),
+        attr(tick, "y2") - attr(tick, "y1"),
+    );
+    assert!((libm::atan2(-dy, dx) - 0.7).abs() < 0.01, "{dx} {dy}");
+    // The tick is half the box's length (2 wu of 4) at the box scale: 2 wu is w pixels.
+    assert!(
+        ((dx * dx + dy * dy).sqrt() - w).abs() < 0.05,
+        "{dx} {dy} {w}"
+    );
+    // Volumes, filled by their area's colour, in the legend.
+    let volumes = in_group(&doc, "volumes0", "polygon");
+    assert_eq!(volumes.len(), 2);
+    assert_eq!(
+        volumes[0].attribute("fill"),
+        Some("#63e6be"),
+        "area 5's (the palette's sixth colour)"
+    );
+    assert!(text.contains("1 volume)"), "{text}");
+    assert!(text.contains("area volume"), "{text}");
+    // Queued tiles: one outline each, labelled in queue order.
+    assert_eq!(in_group(&doc, "queue0", "rect").len(), queued);
+    assert!(text.contains("queue[0] ("), "{text}");
+    example("tile-cache.svg", &svg);
+}
+
+/// A tile cache snapshot the cache rejects is drawn as far as it decodes: a value it refuses is
+/// marked on its obstacle; a file cut inside its volumes keeps its obstacles; a file cut inside
+/// its mesh keeps every list and the tiles decoded so far.
+#[test]
+fn hostile_tile_cache_snapshots_are_drawn_as_far_as_they_decode() {
+    let c = busy_cache();
+    let snap = c.snapshot(SnapshotMode::Full);
+    let t = Temp::new("ontk-hostile");
+    // obstacle[1].max_y (the box's) below its min_y: 4 + 2 + 2 + 4 + 4 + 4, then the cylinder
+    // (4 + 1 + 5 × 8), then the box's id, shape and min_x … max_x.
+    let at = 20 + 45 + 5 + 4 * 8;
+    assert_eq!(
+        f64::from_le_bytes(snap[at..at + 8].try_into().unwrap()),
+        1.0
+    );
+    let mut low = snap.clone();
+    low[at..at + 8].copy_from_slice(&(-5.0f64).to_le_bytes());
+    let p = t.file("low.ontk", &low);
+    let svg = draw(&t, "low.svg", &[p.as_os_str()]);
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    assert!(text.contains("rejected (format)"), "{text}");
+    assert!(text.contains("obstacle[1].max_y"), "{text}");
+    let marked = in_group(&doc, "marks", "polygon");
+    assert_eq!(marked.len(), 1, "the box is marked");
+    assert_eq!(
+        points_of(&marked[0]),
+        points_of(&in_group(&doc, "obstacles0", "polygon")[0])
+    );
+    // Cut inside the second volume's corners (a volume is 25 bytes and 16 per corner): the
+    // decode stops at its corner count, so the first volume and every obstacle are drawn.
+    let volumes_at = 20 + 45 + 53 + 61 + 4;
+    let cut = &snap[..volumes_at + 89 + 25 + 40];
+    let p = t.file("cut-volume.ontk", cut);
+    let svg = draw(&t, "cut-volume.svg", &[p.as_os_str()]);
+    let doc = parse(&svg);
+    assert_eq!(in_group(&doc, "obstacles0", "polygon").len(), 2);
+    assert_eq!(in_group(&doc, "obstacles0", "circle").len(), 1);
+    assert_eq!(in_group(&doc, "volumes0", "polygon").len(), 1);
+    assert!(texts(&doc).contains("rejected ("));
+    // Cut inside the mesh: every list, and polygons of the tiles decoded.
+    let p = t.file("cut-mesh.ontk", &snap[..snap.len() - 100]);
+    let svg = draw(&t, "cut-mesh.svg", &[p.as_os_str()]);
+    let doc = parse(&svg);
+    let text = texts(&doc);
+    assert!(text.contains("rejected ("), "{text}");
+    assert_eq!(in_group(&doc, "volumes0", "polygon").len(), 2);
+    assert_eq!(in_group(&doc, "obstacles0", "circle").len(), 1);
+    assert_eq!(in_group(&doc, "queue0", "rect").len(), c.queue().len());
+    assert!(!in_group(&doc, "polygons0", "polygon").is_empty(), "{text}");
+}
+
+/// The highlighted links of a picture: (only in this one, missing here).
+fn highlighted(doc: &roxmltree::Document<'_>) -> (usize, usize) {
+    let mut out = (0, 0);
+    for n in doc.descendants() {
+        let in_edges = n
+            .ancestors()
+            .any(|a| a.attribute("id").is_some_and(|i| i.starts_with("edges")));
+        if !in_edges || n.attribute("stroke") != Some("#c2255c") {
+            continue;
+        }
+        if n.attribute("stroke-dasharray").is_some() {
+            out.1 += 1;
+        } else {
+            out.0 += 1;
+        }
+    }
+    out
+}
+
+/// `onav run --trace` without `--compare-reference`: a case failing at a `links` expectation
+/// (a testee that swaps every portal's `lo` and `hi`) gets `expected.svg` beside `got.svg`. The
+/// centre polygon's four expected links are drawn as only-here in the expected picture and as
+/// missing in got's, and got's four swapped links the other way round; no other polygon is
+/// highlighted (they are the testee's own links on both sides).
+#[test]
+fn a_traced_links_failure_gets_an_expected_picture() {
+    let t = Temp::new("trace-links");
+    let dir = t.0.join("trace");
+    let testee = format!(
+        "'{}' testee --mutant swap-portal-lo-hi",
+        env!("CARGO_BIN_EXE_onav")
+    );
+    let o = onav_in(
+        &root(),
+        &[
+            os("run"),
+            os("--testee"),
+            os(&testee),
+            os("--filter"),
+            os("navmesh/y_stitch-four-sides"),
+            os("--trace"),
+            dir.as_os_str(),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("links are ["), "{out}");
+    let case = dir.join("navmesh/y_stitch-four-sides");
+    let svg =
+        |n: &str| std::fs::read_to_string(case.join(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+    let (e, g) = (svg("expected.svg"), svg("got.svg"));
+    let (de, dg) = (parse(&e), parse(&g));
+    assert_eq!(highlighted(&de), (4, 4), "expected.svg");
+    assert_eq!(highlighted(&dg), (4, 4), "got.svg");
+    assert!(texts(&de).contains("4 links reported here and not in the other picture"));
+    for d in [&de, &dg] {
+        assert_eq!(in_group(d, "polygons0", "polygon").len(), 9);
+    }
+    // The observation after the failing step is in the transcript, with that step.
+    let transcript = svg("transcript.jsonl");
+    let step = |op: &str| {
+        transcript
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["request"]["op"] == op)
+            .map(|v| v["step"].as_u64())
+            .collect::<Vec<_>>()
+    };
+    // get_poly r11 is step 13 (the expects count as steps); then a Full snapshot and every
+    // polygon's get_poly.
+    assert_eq!(step("snapshot"), [Some(13)]);
+    let polys = step("get_poly");
+    assert!(
+        polys.len() > 9 && polys.iter().all(|s| *s == Some(13)),
+        "{polys:?}"
+    );
+}
+
+/// A case failing at a state expectation in process (`same_state` between a mesh of nine tiles
+/// and one missing a tile) gets `expected.svg` (the other mesh) and `got.svg` (this one): the
+/// expected picture holds the tile got lacks, and the links into it are missing in got's.
+#[test]
+fn a_traced_state_failure_gets_an_expected_picture() {
+    let t = Temp::new("trace-state");
+    // A root of its own: this scenario and no goldens.
+    std::fs::create_dir_all(t.0.join("scenarios/navmesh")).unwrap();
+    std::fs::create_dir_all(t.0.join("golden")).unwrap();
+    t.file("golden/manifest.tsv", b"");
+    let scenario = t.text_file(
+        "scenarios/navmesh/y_same-state-on-purpose.yaml",
+        "schema: 1\nid: navmesh/y_same-state-on-purpose\ntitle: Fails on purpose\nclass: accept\n\
+         spec: [navmesh-format.md#k5]\nfeatures: [navmesh, links]\nsteps:\n\
+         \x20 - world: {name: w, columns: 3, rows: 1, quads: 1}\n\
+         \x20 - tiles: {world: w, names: [a, b, c]}\n\
+         \x20 - new_mesh: {name: m, world: w, slots: 3}\n\
+         \x20 - add_tile: {mesh: m, tile: a}\n\
+         \x20 - add_tile: {mesh: m, tile: b}\n\
+         \x20 - add_tile: {mesh: m, tile: c}\n\
+         \x20 - new_mesh: {name: k, world: w, slots: 3}\n\
+         \x20 - add_tile: {mesh: k, tile: a}\n\
+         \x20 - add_tile: {mesh: k, tile: b}\n\
+         \x20 - expect: {same_state: m}\n",
+    );
+    let dir = t.0.join("trace");
+    let o = onav_in(
+        &root(),
+        &[
+            os("--root"),
+            t.0.as_os_str(),
+            os("run"),
+            os("--threads"),
+            os("1"),
+            os(&scenario),
+            os("--trace"),
+            dir.as_os_str(),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let case = dir.join("navmesh/y_same-state-on-purpose");
+    let read = |n: &str| std::fs::read_to_string(case.join(n)).unwrap();
+    let (e, g) = (read("expected.svg"), read("got.svg"));
+    let (de, dg) = (parse(&e), parse(&g));
+    assert!(texts(&de).contains("3 tiles"), "{}", texts(&de));
+    assert!(texts(&dg).contains("2 tiles"), "{}", texts(&dg));
+    // b's +x portal into c (and c's back, in the expected picture only: got has no c to draw
+    // it on) are only in the expected state.
+    let (extra, _) = highlighted(&de);
+    let (_, missing) = highlighted(&dg);
+    assert!(missing >= 1 && extra > missing, "{extra} {missing}");
+}
+
+/// A case failing at a `query` expectation (a corridor through the wrong middle tile, in a root
+/// of its own) gets `expected.svg` and `got.svg` with each side's corridor drawn over the
+/// testee's mesh and the answers written out, the differing field marked.
+#[test]
+fn a_traced_query_failure_draws_both_answers() {
+    let t = Temp::new("trace-query");
+    std::fs::create_dir_all(t.0.join("scenarios/query")).unwrap();
+    std::fs::create_dir_all(t.0.join("golden")).unwrap();
+    t.file("golden/manifest.tsv", b"");
+    let source =
+        std::fs::read_to_string(root().join("scenarios/query/y_path-area-costs.yaml")).unwrap();
+    let right = "query: {corridor: [ra, rb, rc], status: complete, cost: 72}";
+    assert!(source.contains(right));
+    let wrong = source.replace(
+        right,
+        "query: {corridor: [ra, re, rf, rc], status: complete, cost: 72}",
+    );
+    let scenario = t.text_file("scenarios/query/y_path-area-costs.yaml", &wrong);
+    let dir = t.0.join("trace");
+    let o = onav_in(
+        &root(),
+        &[
+            os("--root"),
+            t.0.as_os_str(),
+            os("run"),
+            os("--threads"),
+            os("1"),
+            os(&scenario),
+            os("--trace"),
+            dir.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let case = dir.join("query/y_path-area-costs");
+    let read = |n: &str| std::fs::read_to_string(case.join(n)).unwrap();
+    let (e, g) = (read("expected.svg"), read("got.svg"));
+    let corridor = |d: &roxmltree::Document<'_>| {
+        in_group(d, "query", "polygon")
+            .iter()
+            .filter(|n| n.attribute("fill") == Some("#fab005"))
+            .count()
+    };
+    let (de, dg) = (parse(&e), parse(&g));
+    assert_eq!((corridor(&de), corridor(&dg)), (4, 3));
+    let (te, tg) = (texts(&de), texts(&dg));
+    assert!(
+        te.contains("expected corridor: [") && te.contains("← differs"),
+        "{te}"
+    );
+    assert!(
+        tg.contains("got corridor: [") && tg.contains("got cost: 72.0"),
+        "{tg}"
+    );
+    assert!(!tg.contains("got cost: 72.0 ← differs"), "{tg}");
 }
