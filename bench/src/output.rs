@@ -676,7 +676,7 @@ pub fn print_all(all: &[Results], world: &compare::world::WorldReport) {
         );
         row(
             &mut t,
-            "onav: ONTK restore / restore of its mesh snapshot (target ≤ 1.1)",
+            "onav: ONTK restore / restore of its mesh snapshot + memcpy of its lists (target ≤ 1.1)",
             all,
             |r| {
                 let (a, b) = cr(r).onav.restore;

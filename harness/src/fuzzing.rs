@@ -83,9 +83,16 @@ impl Budget {
                         Err(_) => false,
                     }
                 }
-                Step::Bytes(b) => b.file.is_none(),
+                Step::Bytes(b) => {
+                    b.file.is_none()
+                        && b.repeat
+                            .as_ref()
+                            .is_none_or(|r| r.max_len() <= self.bytes as u64)
+                }
                 // Builds have their own target (`build_input`), within a budget of their own.
                 Step::Build(_) => false,
+                // Tile caches build too (from any OBJ and settings): outside this budget.
+                Step::Cache(_) | Step::CacheRestore(_) => false,
                 Step::Settings(st) => st.volumes_len() <= self.bytes as u64,
                 Step::NewMesh(n) => {
                     let in_params = n

@@ -367,14 +367,34 @@ pub enum VerifyError {
     /// The restored mesh snapshots to other bytes.
     #[error("the restored mesh does not snapshot back to the same bytes")]
     SnapshotRewrite,
+    /// onav-tilecache refuses the `ONTK` snapshot (the checks that need no cache).
+    #[error("onav-tilecache refuses the ONTK snapshot: {0}")]
+    CacheSnapshot(onav::RestoreError),
+    /// The mesh snapshot inside an `ONTK` snapshot fails its own check.
+    #[error("the ONTK's mesh snapshot: {0}")]
+    CacheMesh(Box<VerifyError>),
     /// Not an onav file.
-    #[error("goldens are onav files (ONTL, ONMS, ONPS)")]
+    #[error("goldens are onav files (ONTL, ONMS, ONPS, ONTK)")]
     NotOnav,
 }
 
 /// What [`verify`] checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verified {
+    /// An `ONTK` snapshot of this many decoded fields, obstacles, volumes and queued cells, and
+    /// how its mesh snapshot was verified.
+    CacheSnapshot {
+        /// Fields decoded.
+        fields: usize,
+        /// Obstacles.
+        obstacles: usize,
+        /// Volumes.
+        volumes: usize,
+        /// Queued cells.
+        queue: usize,
+        /// The mesh snapshot's verification.
+        mesh: Box<Verified>,
+    },
     /// A tile of this many decoded fields.
     Tile {
         /// Fields decoded.
@@ -397,6 +417,17 @@ pub enum Verified {
 impl std::fmt::Display for Verified {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Verified::CacheSnapshot {
+                fields,
+                obstacles,
+                volumes,
+                queue,
+                mesh,
+            } => write!(
+                f,
+                "ONTK: {fields} fields decoded; accepted without a cache ({obstacles} obstacles, \
+                 {volumes} volumes, {queue} queued cells); its {mesh}"
+            ),
             Verified::Tile { fields } => write!(
                 f,
                 "tile: {fields} fields decoded; parsed and written back identically"
@@ -484,8 +515,33 @@ pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<Verified, VerifyError> 
                 tiles: m.tile_count(),
             })
         }
-        // `ONTK` goldens need the cache of their world to verify; none are blessed yet.
-        FileKind::CacheSnapshot | FileKind::Unknown => Err(VerifyError::NotOnav),
+        // `ONTK`: every check that needs no cache (`spec/tilecache.md` §6.6: stage A, the mesh
+        // snapshot's own rules), then the mesh snapshot it holds verified as a snapshot golden
+        // (restored, with `tiles` as the library, and snapshotted back identically).
+        FileKind::CacheSnapshot => {
+            let lib = TileLibrary::from_tiles(
+                &tiles
+                    .iter()
+                    .filter_map(|t| NavTile::from_bytes(t).ok())
+                    .collect::<Vec<_>>(),
+            );
+            let summary = onav_tilecache::check_without_cache(bytes, &lib)
+                .map_err(VerifyError::CacheSnapshot)?;
+            let len = d
+                .field("mesh_length")
+                .map(|f| (f.offset + f.size) as usize)
+                .unwrap_or(bytes.len());
+            let mesh =
+                verify(&bytes[len..], tiles).map_err(|e| VerifyError::CacheMesh(Box::new(e)))?;
+            Ok(Verified::CacheSnapshot {
+                fields,
+                obstacles: summary.obstacles,
+                volumes: summary.volumes,
+                queue: summary.queue,
+                mesh: Box::new(mesh),
+            })
+        }
+        FileKind::Unknown => Err(VerifyError::NotOnav),
     }
 }
 

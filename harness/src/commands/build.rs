@@ -227,6 +227,19 @@ pub fn summary_text(
     )
 }
 
+/// Why a build came out empty, if it did: a mesh file with no tiles is valid (it restores and
+/// answers every query with "no polygon"), but a user who built it almost certainly expected
+/// polygons, so the command says so on standard error.
+fn empty_reason(geometry: &Geometry, s: &Summary) -> Option<&'static str> {
+    if s.tiles > 0 {
+        None
+    } else if geometry.triangle_count() == 0 {
+        Some("the input has no faces")
+    } else {
+        Some("no triangle gave a walkable surface at these settings")
+    }
+}
+
 /// `onav build`.
 pub fn run(o: &BuildOptions) -> Result<Outcome, HarnessError> {
     let start = Instant::now();
@@ -276,6 +289,12 @@ pub fn run(o: &BuildOptions) -> Result<Outcome, HarnessError> {
         })?;
     let file = onav::write_mesh(&mesh);
     write_file(&o.out, &file)?;
+    if let Some(why) = empty_reason(&geometry, &summary) {
+        eprintln!(
+            "warning: {}: {why}; the mesh file holds no tiles",
+            o.input.display()
+        );
+    }
     let shown = o
         .settings
         .as_ref()

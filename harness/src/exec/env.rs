@@ -18,6 +18,8 @@ pub(super) struct Env {
     pub(super) bytes: BTreeMap<String, Vec<u8>>,
     pub(super) meshes: BTreeMap<String, Value>,
     pub(super) refs: BTreeMap<String, u64>,
+    /// The mesh names that are tile caches (their observed state includes their `ONTK`).
+    pub(super) caches: std::collections::BTreeSet<String>,
     /// The values of `settings` steps, for `like`.
     pub(super) settings: BTreeMap<String, crate::scenario::build::SettingsValues>,
 }

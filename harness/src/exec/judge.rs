@@ -288,6 +288,11 @@ impl Exec<'_> {
                 return fail(format!("{key}: {m}"));
             }
         }
+        for (k, want) in e.cache.iter().flatten() {
+            if got(k) != json!(want) {
+                return fail(format!("{key}: {k} is {}, expected {want}", got(k)));
+            }
+        }
         if let Some(id) = &e.id {
             let want = expected_id(id, done);
             if got("id") != json!(want) {

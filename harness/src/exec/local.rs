@@ -51,6 +51,24 @@ impl Exec<'_> {
                 }
                 Ok(Done::local(None))
             }
+            Step::Bytes(b) if b.repeat.is_some() => {
+                let r = b.repeat.as_ref().expect("matched");
+                let max = self.opts.max_bytes as u64;
+                let head = b.text.as_deref().unwrap_or_default();
+                if r.max_len().saturating_add(head.len() as u64) > max {
+                    return harness(format!(
+                        "repeat: up to {} bytes, more than the {max} a step may make",
+                        r.max_len()
+                    ));
+                }
+                let Some(copies) = r.expand() else {
+                    return harness("repeat: a v line without three finite numbers");
+                };
+                let mut v = head.as_bytes().to_vec();
+                v.extend(copies);
+                self.blob(&b.name, &v);
+                Ok(Done::local(Some(v)))
+            }
             Step::Bytes(b) => {
                 let v = match (&b.hex, &b.file) {
                     (None, None) if b.text.is_some() => {

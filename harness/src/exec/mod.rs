@@ -145,6 +145,9 @@ impl Exec<'_> {
             Step::RestoreInto(r) => Some(r.mesh.clone()),
             Step::Restore(r) => Some(r.name.clone()),
             Step::ReadMesh(r) => Some(r.name.clone()),
+            Step::Cache(c) => Some(c.name.clone()),
+            Step::CacheRestore(r) => Some(r.name.clone()),
+            Step::CacheRestoreInto(r) => Some(r.cache.clone()),
             _ => step
                 .mesh_key()
                 .and_then(|m| m.clone().or(over.map(str::to_owned))),

@@ -12,11 +12,14 @@ use crate::files::decode::{self, decode};
 use crate::files::diff::first_difference;
 use crate::protocol::{ref_to_hex, Request};
 
-/// What the runner can see of a mesh: its Full snapshot and every polygon's links.
+/// What the runner can see of a mesh: its Full snapshot and every polygon's links (and of a tile
+/// cache, also its Full `ONTK` snapshot).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Observation {
     snapshot: Vec<u8>,
     links: Vec<(String, Value)>,
+    /// A tile cache's Full `ONTK` snapshot (its lists, ids and queue as well as its mesh).
+    cache: Option<Vec<u8>>,
 }
 
 impl Observation {
@@ -36,6 +39,13 @@ impl Observation {
         }
         if a.links.len() != b.links.len() {
             return fail(format!("{what}: different polygon counts"));
+        }
+        if a.cache != b.cache {
+            let d = match (&a.cache, &b.cache) {
+                (Some(x), Some(y)) => first_difference(x, y),
+                _ => "one is a tile cache, the other is not".into(),
+            };
+            return fail(format!("{what}: Full ONTK snapshots differ: {d}"));
         }
         Ok(())
     }
@@ -101,9 +111,25 @@ impl Exec<'_> {
                 }
             }
         }
+        let cache = if self.env.caches.contains(mesh) {
+            match self.call(&Request::CacheSnapshot {
+                cache: h,
+                mode: "full".into(),
+            })? {
+                Outcome::Ok(f) => Some(reply_bytes(&f, "cache_snapshot")?),
+                Outcome::Rejected { class, field, .. } => {
+                    return harness(format!(
+                        "cache_snapshot of {mesh} rejected: {class} {field}"
+                    ))
+                }
+            }
+        } else {
+            None
+        };
         Ok(Observation {
             snapshot: snap,
             links,
+            cache,
         })
     }
 }

@@ -8,6 +8,7 @@ use super::{harness, Done, Exec, Outcome, Stop, R};
 use crate::exec::Status;
 use crate::hex::sha256_hex;
 use crate::protocol::{ref_from_hex, wire, BackendFailure, Reply, Request};
+use crate::scenario::cache::{CacheRestoreStep, CacheStep};
 use crate::scenario::refs::resolve_ref;
 use crate::scenario::{parse_hex, world, Step};
 
@@ -103,7 +104,12 @@ impl Exec<'_> {
     /// on or makes.
     pub(super) fn request_step(&mut self, step: &Step, mesh: Option<String>) -> R<Done> {
         let handle = match &mesh {
-            Some(m) if !matches!(step, Step::Restore(_) | Step::ReadMesh(_)) => {
+            Some(m)
+                if !matches!(
+                    step,
+                    Step::Restore(_) | Step::ReadMesh(_) | Step::Cache(_) | Step::CacheRestore(_)
+                ) =>
+            {
                 Some(self.env.mesh(m)?)
             }
             _ => None,
@@ -260,6 +266,55 @@ impl Exec<'_> {
             Step::ContentId(c) => Request::ContentId {
                 tile: wire::b64(&env.bytes(&c.tile)?),
             },
+            Step::Cache(c) => Request::CacheNew {
+                obj: wire::b64(&env.bytes(&c.obj)?),
+                settings: wire::b64(&env.bytes(&c.settings)?),
+                slots: c.slots,
+            },
+            Step::AddObstacle(o) => Request::CacheAddObstacle {
+                cache: mesh()?,
+                shape: o.shape.wire().into(),
+                values: o.values.iter().map(|v| wire::float(v.0)).collect(),
+            },
+            Step::RemoveObstacle(r) => Request::CacheRemoveObstacle {
+                cache: mesh()?,
+                id: r.id,
+            },
+            Step::AddVolume(v) => Request::CacheAddVolume {
+                cache: mesh()?,
+                area: v.area,
+                min_y: wire::float(v.min_y.0),
+                max_y: wire::float(v.max_y.0),
+                polygon: v
+                    .polygon
+                    .iter()
+                    .map(|[x, z]| [wire::float(x.0), wire::float(z.0)])
+                    .collect(),
+            },
+            Step::RemoveVolume(r) => Request::CacheRemoveVolume {
+                cache: mesh()?,
+                id: r.id,
+            },
+            Step::Update(u) => Request::CacheUpdate {
+                cache: mesh()?,
+                max_tiles: u.max_tiles,
+            },
+            Step::CacheSnapshot(s) => Request::CacheSnapshot {
+                cache: mesh()?,
+                mode: s.mode.wire().into(),
+            },
+            Step::CacheRestore(r) => Request::CacheRestore {
+                obj: wire::b64(&env.bytes(&r.obj)?),
+                settings: wire::b64(&env.bytes(&r.settings)?),
+                slots: r.slots,
+                bytes: wire::b64(&env.bytes(&r.bytes)?),
+                library: self.library(&r.library)?,
+            },
+            Step::CacheRestoreInto(r) => Request::CacheRestoreInto {
+                cache: env.mesh(&r.cache)?,
+                bytes: wire::b64(&env.bytes(&r.bytes)?),
+                library: self.library(&r.library)?,
+            },
             other => return harness(format!("{} is not a request step", other.key())),
         })
     }
@@ -272,6 +327,17 @@ impl Exec<'_> {
             Step::NewMesh(n) => self.env.define_mesh(&n.name, handle()),
             Step::Restore(r) => self.env.define_mesh(&r.name, handle()),
             Step::ReadMesh(r) => self.env.define_mesh(&r.name, handle()),
+            Step::Cache(CacheStep { name, .. })
+            | Step::CacheRestore(CacheRestoreStep { name, .. }) => {
+                let h = f.get("cache").cloned().unwrap_or(Value::Null);
+                self.env.define_mesh(name, h);
+                self.env.caches.insert(name.clone());
+            }
+            Step::CacheSnapshot(s) => {
+                let b = reply_bytes(f, op)?;
+                self.env.define_bytes(&s.name, b.clone());
+                output = Some(b);
+            }
             Step::AddTile(a) | Step::ReplaceTile(a) => {
                 if let Some(n) = &a.name {
                     let r = field_str(f, "tile_ref", op)?;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod build;
+pub mod cache;
 pub mod frame;
 pub mod query;
 pub mod wire;
@@ -49,6 +50,15 @@ pub const OPS: &[&str] = &[
     "find_straight_path",
     "raycast",
     "build",
+    "cache_new",
+    "cache_add_obstacle",
+    "cache_remove_obstacle",
+    "cache_add_volume",
+    "cache_remove_volume",
+    "cache_update",
+    "cache_snapshot",
+    "cache_restore",
+    "cache_restore_into",
     "drop",
     "bye",
 ];
@@ -147,6 +157,59 @@ pub enum Request {
         obj: String,
         settings: String,
     },
+    /// A tile cache from OBJ bytes and settings, with `slots` mesh slots or the default
+    /// (`spec/conformance.md` §6.6, "Tile caches"). The reply's `cache` handle is also a mesh
+    /// handle: mesh ops on it act on the cache's mesh.
+    CacheNew {
+        obj: String,
+        settings: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        slots: Option<u32>,
+    },
+    /// An obstacle: `shape` is `cylinder`, `box` or `oriented_box`, `values` its 5, 6 or 7 floats.
+    CacheAddObstacle {
+        cache: Value,
+        shape: String,
+        values: Vec<Value>,
+    },
+    CacheRemoveObstacle {
+        cache: Value,
+        id: u32,
+    },
+    /// An area volume: corners (x, z) in either winding.
+    CacheAddVolume {
+        cache: Value,
+        area: u8,
+        min_y: Value,
+        max_y: Value,
+        polygon: Vec<[Value; 2]>,
+    },
+    CacheRemoveVolume {
+        cache: Value,
+        id: u32,
+    },
+    CacheUpdate {
+        cache: Value,
+        max_tiles: u64,
+    },
+    CacheSnapshot {
+        cache: Value,
+        mode: String,
+    },
+    /// A new cache of the geometry and settings, in the `ONTK` snapshot's state.
+    CacheRestore {
+        obj: String,
+        settings: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        slots: Option<u32>,
+        bytes: String,
+        library: Vec<String>,
+    },
+    CacheRestoreInto {
+        cache: Value,
+        bytes: String,
+        library: Vec<String>,
+    },
     Drop {
         mesh: Value,
     },
@@ -179,6 +242,15 @@ impl Request {
             Request::FindStraightPath { .. } => "find_straight_path",
             Request::Raycast { .. } => "raycast",
             Request::Build { .. } => "build",
+            Request::CacheNew { .. } => "cache_new",
+            Request::CacheAddObstacle { .. } => "cache_add_obstacle",
+            Request::CacheRemoveObstacle { .. } => "cache_remove_obstacle",
+            Request::CacheAddVolume { .. } => "cache_add_volume",
+            Request::CacheRemoveVolume { .. } => "cache_remove_volume",
+            Request::CacheUpdate { .. } => "cache_update",
+            Request::CacheSnapshot { .. } => "cache_snapshot",
+            Request::CacheRestore { .. } => "cache_restore",
+            Request::CacheRestoreInto { .. } => "cache_restore_into",
             Request::Drop { .. } => "drop",
             Request::Bye {} => "bye",
         }

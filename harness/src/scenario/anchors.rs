@@ -1,7 +1,7 @@
 //! Spec anchors (`file.md#t12`, `file.md#6.2`) and whether a spec text names them.
 
 /// True for a spec anchor of the right form: `file.md#id`, where id is a rule id in lower case
-/// (`t12`, `s3`) or a section number (`3`, `6.2`).
+/// (`t12`, `s3`, `tc29`) or a section number (`3`, `6.2`).
 pub(super) fn is_anchor(a: &str) -> bool {
     a.split_once('#').is_some_and(|(file, id)| {
         let stem = file.strip_suffix(".md").unwrap_or("");
@@ -13,11 +13,10 @@ pub(super) fn is_anchor(a: &str) -> bool {
     })
 }
 
+/// A rule id: lower-case letters, then digits (`t12`, `s3`, `tc29`).
 fn is_rule_id(id: &str) -> bool {
-    let mut c = id.chars();
-    c.next().is_some_and(|f| f.is_ascii_lowercase())
-        && !id[1..].is_empty()
-        && id[1..].chars().all(|d| d.is_ascii_digit())
+    let digits = id.trim_start_matches(|c: char| c.is_ascii_lowercase());
+    digits.len() < id.len() && !digits.is_empty() && digits.chars().all(|d| d.is_ascii_digit())
 }
 
 fn is_section(id: &str) -> bool {
@@ -41,5 +40,27 @@ pub fn anchor_in(text: &str, id: &str) -> bool {
                     .and_then(|r| r.strip_prefix(id))
                     .is_some_and(|r| r.starts_with(['.', ' ']))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule ids are lower-case letters then digits (`t12`, `tc29`); sections are numbers.
+    #[test]
+    fn anchors_name_rules_of_one_or_more_letters_and_sections() {
+        for ok in ["a.md#t12", "tilecache.md#tc29", "b.md#6.2", "c.md#3"] {
+            assert!(is_anchor(ok), "{ok}");
+        }
+        for bad in [
+            "a.md#t", "a.md#12t", "a.md#tc", "a.md#T12", "a.md#t1x", "a.md#", "a.md#6.",
+        ] {
+            assert!(!is_anchor(bad), "{bad}");
+        }
+        let text = "**TC29. Validation order.** …\n### 6.2 Reading\n";
+        assert!(anchor_in(text, "tc29"));
+        assert!(!anchor_in(text, "tc2"));
+        assert!(anchor_in(text, "6.2"));
     }
 }

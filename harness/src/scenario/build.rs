@@ -290,6 +290,47 @@ mod tests {
     const BUILD: &str = "  - bytes: {name: g, text: \"v 0 0 0\\n\"}\n  - settings: {name: s}\n  \
                          - build: {obj: g, settings: s, name: b}\n";
 
+    /// `repeat` (`spec/conformance.md` §1.13): copy k moves every vertex by k · step, other
+    /// lines are copied, numbers are written as Rust writes an f64; with hex or file, or no
+    /// copies, the step is refused at load.
+    #[test]
+    fn repeat_moves_each_copy_by_its_step() {
+        let r = crate::scenario::RepeatText {
+            text: "v 0.1 0 1\nf -1 -1 -1\n".into(),
+            copies: 3,
+            step: [Exact(0.2), Exact(2.0), Exact(-1.0)],
+        };
+        let got = String::from_utf8(r.expand().unwrap()).unwrap();
+        assert_eq!(
+            got,
+            "v 0.1 0 1\nf -1 -1 -1\nv 0.30000000000000004 2 0\nf -1 -1 -1\nv 0.5 4 -1\nf -1 -1 -1\n"
+        );
+        assert!(got.len() as u64 <= r.max_len());
+        let bad = crate::scenario::RepeatText {
+            text: "v 1 2\n".into(),
+            ..r.clone()
+        };
+        assert_eq!(bad.expand(), None, "a v line needs three numbers");
+        let rep = "repeat: {text: \"v 0 0 0\\n\", copies: 2, step: [0, 1, 0]}";
+        let ok = format!(
+            "  - bytes: {{name: g, text: \"f -1 -1 -1\\n\", {rep}}}\n  - expect: {{length: 18}}\n"
+        );
+        assert!(load_str("build3d/y_t", &test_text("build3d/y_t", "build3d", &ok)).is_ok());
+        for bad in [
+            format!("  - bytes: {{name: g, hex: '00', {rep}}}\n"),
+            "  - bytes: {name: g, repeat: {text: \"v 0 0 0\\n\", copies: 0, step: [0, 1, 0]}}\n"
+                .to_string(),
+        ] {
+            assert_eq!(
+                refused(&bad),
+                CheckError::Step {
+                    step: 1,
+                    reason: StepError::BytesSource
+                }
+            );
+        }
+    }
+
     /// The load-time checks of build steps (`spec/conformance.md` §1.8), each with its error.
     #[test]
     fn build_steps_are_checked_at_load() {

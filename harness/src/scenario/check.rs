@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::anchors::is_anchor;
 use super::build::golden_labels;
+use super::cache::CACHE_REPLY_KEYS;
 use super::features::{is_feature, FEATURES};
 use super::model::*;
 use super::numbers::{parse_hex, NumberError};
@@ -309,6 +310,29 @@ pub enum StepError {
         /// The name.
         name: String,
     },
+    /// A tile cache operation (or a `continue` holding one) on a mesh that is not a cache.
+    #[error("{name:?} is not a tile cache (made by cache or cache_restore)")]
+    NotACache {
+        /// The name.
+        name: String,
+    },
+    /// An obstacle with another number of values than its shape has.
+    #[error("a {shape} has {needs} values")]
+    ShapeValues {
+        /// The shape.
+        shape: &'static str,
+        /// How many it has.
+        needs: usize,
+    },
+    /// `cache` expectations after a step that is not a tile cache operation, or naming a key no
+    /// cache reply has.
+    #[error("{step}: expect cache names the reply fields of add_obstacle, add_volume and update ({key})")]
+    CacheReply {
+        /// The step checked.
+        step: &'static str,
+        /// The key.
+        key: String,
+    },
 }
 
 impl From<RangeError> for StepError {
@@ -476,6 +500,8 @@ struct Checker {
     labels: BTreeSet<String>,
     /// The names of `settings` steps so far (what `like` may name).
     settings: BTreeSet<String>,
+    /// The names of tile caches so far (mesh names that cache operations may act on).
+    caches: BTreeSet<String>,
     /// Expectations that admit a rejection.
     rejections: usize,
     /// Expectations with an error class and field.
@@ -520,6 +546,13 @@ impl Checker {
                         .want(&c.meshes.1, Kind::Mesh)
                         .map_err(|e| at(e.into()))?;
                     self.implied.insert("links");
+                    if c.ops.iter().any(Step::is_cache_op) {
+                        for m in [&c.meshes.0, &c.meshes.1] {
+                            if !self.caches.contains(m) {
+                                return Err(at(StepError::NotACache { name: m.clone() }));
+                            }
+                        }
+                    }
                     if c.ops.is_empty() {
                         return Err(at(StepError::ContinueEmpty));
                     }
@@ -542,7 +575,13 @@ impl Checker {
             (Some(None), true) | (None, false) => Ok(()),
             (Some(Some(_)), true) => Err(StepError::MeshKeyInContinue { step: step.key() }),
             (None, true) => Err(StepError::NotAMeshOperation { step: step.key() }),
-            (Some(Some(m)), false) => Ok(self.scope.want(m, Kind::Mesh)?),
+            (Some(Some(m)), false) => {
+                self.scope.want(m, Kind::Mesh)?;
+                if step.is_cache_op() && !self.caches.contains(m) {
+                    return Err(StepError::NotACache { name: m.clone() });
+                }
+                Ok(())
+            }
             (Some(None), false) => Err(StepError::NeedsMesh { step: step.key() }),
         }
     }
@@ -563,17 +602,21 @@ impl Checker {
             let class = err.class.clone();
             match (err.class.as_str(), err.offset) {
                 ("format" | "fingerprint", None) => return Err(StepError::OffsetNeeded { class }),
-                ("mesh" | "query" | "build", Some(_)) => {
+                ("mesh" | "query" | "build" | "cache", Some(_)) => {
                     return Err(StepError::OffsetNotCarried { class })
                 }
-                ("format" | "fingerprint" | "mesh" | "query" | "build", _) => {}
+                ("format" | "fingerprint" | "mesh" | "query" | "build" | "cache", _) => {}
                 _ => return Err(StepError::ErrorClass { class }),
             }
         }
         if e.state.is_some() || e.same_state.is_some() {
             self.implied.insert("links");
-            let acts_on_mesh = prev.mesh_key().is_some() || matches!(prev, Step::RestoreInto(_));
-            let makes_mesh = matches!(prev, Step::Restore(_) | Step::ReadMesh(_));
+            let acts_on_mesh = prev.mesh_key().is_some()
+                || matches!(prev, Step::RestoreInto(_) | Step::CacheRestoreInto(_));
+            let makes_mesh = matches!(
+                prev,
+                Step::Restore(_) | Step::ReadMesh(_) | Step::Cache(_) | Step::CacheRestore(_)
+            );
             if e.state.is_some() && !acts_on_mesh {
                 return Err(StepError::NoStateBefore { step: prev.key() });
             }
@@ -593,6 +636,18 @@ impl Checker {
         for l in e.links.iter().flatten() {
             scope.want_ref(&l.to)?;
             link_fields(l)?;
+        }
+        for k in e.cache.iter().flat_map(|c| c.keys()) {
+            let answers = matches!(
+                prev,
+                Step::AddObstacle(_) | Step::AddVolume(_) | Step::Update(_)
+            );
+            if !answers || !CACHE_REPLY_KEYS.contains(&k.as_str()) {
+                return Err(StepError::CacheReply {
+                    step: prev.key(),
+                    key: k.clone(),
+                });
+            }
         }
         if e.tiles.is_some() && !matches!(prev, Step::Build(_)) {
             return Err(StepError::NotABuild { step: prev.key() });
@@ -676,17 +731,24 @@ impl Checker {
                 }
             }
             Step::Bytes(b) => {
-                match (&b.hex, &b.file, &b.text) {
-                    (Some(h), None, None) => {
-                        parse_hex(h)?;
+                if let Some(r) = &b.repeat {
+                    if b.hex.is_some() || b.file.is_some() || r.copies == 0 {
+                        return Err(StepError::BytesSource);
                     }
-                    (None, Some(f), None) => {
-                        if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/') {
-                            return Err(StepError::BytesFile { file: f.clone() });
+                } else {
+                    match (&b.hex, &b.file, &b.text) {
+                        (Some(h), None, None) => {
+                            parse_hex(h)?;
                         }
+                        (None, Some(f), None) => {
+                            if f.split('/').any(|c| c == ".." || c.is_empty()) || f.starts_with('/')
+                            {
+                                return Err(StepError::BytesFile { file: f.clone() });
+                            }
+                        }
+                        (None, None, Some(_)) => {}
+                        _ => return Err(StepError::BytesSource),
                     }
-                    (None, None, Some(_)) => {}
-                    _ => return Err(StepError::BytesSource),
                 }
                 scope.def(&b.name, Kind::Bytes)?;
             }
@@ -816,6 +878,56 @@ impl Checker {
                 if let Some(n) = &b.name {
                     scope.def(n, Kind::Bytes)?;
                 }
+            }
+            Step::Cache(c) => {
+                implied.insert("tilecache");
+                bytes(scope, &c.obj)?;
+                bytes(scope, &c.settings)?;
+                scope.def(&c.name, Kind::Mesh)?;
+                self.caches.insert(c.name.clone());
+            }
+            Step::CacheRestore(r) => {
+                implied.insert("tilecache");
+                bytes(scope, &r.obj)?;
+                bytes(scope, &r.settings)?;
+                bytes(scope, &r.bytes)?;
+                for l in &r.library {
+                    bytes(scope, l)?;
+                }
+                scope.def(&r.name, Kind::Mesh)?;
+                self.caches.insert(r.name.clone());
+            }
+            Step::CacheRestoreInto(r) => {
+                implied.insert("tilecache");
+                scope.want(&r.cache, Kind::Mesh)?;
+                if !self.caches.contains(&r.cache) {
+                    return Err(StepError::NotACache {
+                        name: r.cache.clone(),
+                    });
+                }
+                bytes(scope, &r.bytes)?;
+                for l in &r.library {
+                    bytes(scope, l)?;
+                }
+            }
+            Step::AddObstacle(o) => {
+                implied.insert("tilecache");
+                if o.values.len() != o.shape.value_count() {
+                    return Err(StepError::ShapeValues {
+                        shape: o.shape.wire(),
+                        needs: o.shape.value_count(),
+                    });
+                }
+            }
+            Step::RemoveObstacle(_)
+            | Step::AddVolume(_)
+            | Step::RemoveVolume(_)
+            | Step::Update(_) => {
+                implied.insert("tilecache");
+            }
+            Step::CacheSnapshot(s) => {
+                implied.insert("tilecache");
+                scope.def(&s.name, Kind::Bytes)?;
             }
             Step::Expect(_) | Step::Continue(_) => {}
             Step::FindNearestPoly(q)

@@ -39,6 +39,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "build3d",
         "the 3D builder: build tiles from OBJ geometry and settings (spec/build3d.md)",
     ),
+    (
+        "tilecache",
+        "tile caches: obstacles, area volumes, update, ONTK snapshots and restores (spec/tilecache.md)",
+    ),
 ];
 
 /// True when `name` is in the registry.

@@ -7,6 +7,7 @@
 
 pub mod anchors;
 pub mod build;
+pub mod cache;
 pub mod check;
 pub mod features;
 pub mod load;

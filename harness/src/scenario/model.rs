@@ -6,6 +6,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::build::{BuildStep, SettingsStep};
+use super::cache::{
+    CacheRestoreIntoStep, CacheRestoreStep, CacheSnapshotStep, CacheStep, CacheVolumeStep,
+    ObstacleStep, RemoveIdStep, UpdateStep,
+};
 use super::numbers::Exact;
 use super::query::{QueryExpect, QueryStep};
 
@@ -189,6 +193,62 @@ pub struct BytesStep {
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// OBJ text repeated after `text` (`spec/conformance.md` §1.13): geometry of many copies
+    /// without as many lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatText>,
+}
+
+/// `repeat: {text, copies, step}` of a `bytes` step: `copies` copies of an OBJ text, copy k
+/// with every vertex moved by k · `step` (x, y, z).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatText {
+    /// The OBJ text of one copy; its faces should use negative (relative) indices.
+    pub text: String,
+    /// How many copies (at least 1).
+    pub copies: u32,
+    /// The offset between consecutive copies (wu).
+    pub step: [crate::scenario::numbers::Exact; 3],
+}
+
+impl RepeatText {
+    /// An upper bound of the bytes the copies make: each `v` line's three numbers may grow to
+    /// 24 characters each.
+    pub fn max_len(&self) -> u64 {
+        let per = self.text.len() as u64 + 72 * self.text.lines().count() as u64;
+        u64::from(self.copies).saturating_mul(per)
+    }
+
+    /// The copies, in order (`spec/conformance.md` §1.13): lines of the text other than `v`
+    /// lines unchanged; in copy k a line `v X Y Z` becomes `v x y z` with x = X + k·dx
+    /// (binary64, k as a binary64), written as Rust's `{}` writes an f64 (the shortest text
+    /// that reads back to the same value), likewise y and z. `None` when a `v` line does not
+    /// hold three finite numbers.
+    pub fn expand(&self) -> Option<Vec<u8>> {
+        let mut out = String::new();
+        for k in 0..self.copies {
+            let kf = f64::from(k);
+            for line in self.text.lines() {
+                let mut words = line.split_whitespace();
+                if words.next() == Some("v") {
+                    let xyz: Vec<f64> = words
+                        .map(|w| w.parse::<f64>())
+                        .collect::<Result<_, _>>()
+                        .ok()?;
+                    if xyz.len() != 3 || xyz.iter().any(|v| !v.is_finite()) {
+                        return None;
+                    }
+                    let m = |i: usize| xyz[i] + kf * self.step[i].0;
+                    out.push_str(&format!("v {} {} {}\n", m(0), m(1), m(2)));
+                } else {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        Some(out.into_bytes())
+    }
 }
 
 /// One expected byte run of an output (the compiled form of `fields`).
@@ -659,6 +719,10 @@ pub struct Expect {
     /// `golden`, each tile is a golden of its own (`scenario::build::tile_label`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<Vec<(i32, i32, u32)>>,
+    /// A tile cache step answered these reply fields (`scenario::cache::CACHE_REPLY_KEYS`: the
+    /// id of an add, the counts of an `update`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<BTreeMap<String, u64>>,
 }
 
 impl Expect {
@@ -715,6 +779,15 @@ pub enum Step {
     Raycast(Box<QueryStep>),
     Settings(Box<SettingsStep>),
     Build(BuildStep),
+    Cache(CacheStep),
+    AddObstacle(ObstacleStep),
+    RemoveObstacle(RemoveIdStep),
+    AddVolume(CacheVolumeStep),
+    RemoveVolume(RemoveIdStep),
+    Update(UpdateStep),
+    CacheSnapshot(CacheSnapshotStep),
+    CacheRestore(CacheRestoreStep),
+    CacheRestoreInto(CacheRestoreIntoStep),
 }
 
 impl Step {
@@ -751,6 +824,15 @@ impl Step {
             Step::Raycast(_) => "raycast",
             Step::Settings(_) => "settings",
             Step::Build(_) => "build",
+            Step::Cache(_) => "cache",
+            Step::AddObstacle(_) => "add_obstacle",
+            Step::RemoveObstacle(_) => "remove_obstacle",
+            Step::AddVolume(_) => "add_volume",
+            Step::RemoveVolume(_) => "remove_volume",
+            Step::Update(_) => "update",
+            Step::CacheSnapshot(_) => "cache_snapshot",
+            Step::CacheRestore(_) => "cache_restore",
+            Step::CacheRestoreInto(_) => "cache_restore_into",
         }
     }
 
@@ -768,8 +850,27 @@ impl Step {
             | Step::FindPath(q)
             | Step::FindStraightPath(q)
             | Step::Raycast(q) => Some(&q.mesh),
+            Step::AddObstacle(s) => Some(&s.cache),
+            Step::RemoveObstacle(s) | Step::RemoveVolume(s) => Some(&s.cache),
+            Step::AddVolume(s) => Some(&s.cache),
+            Step::Update(s) => Some(&s.cache),
+            Step::CacheSnapshot(s) => Some(&s.cache),
             _ => None,
         }
+    }
+
+    /// True for the tile cache operations that act on a cache named by their `cache` key (and
+    /// may appear in a `continue` over two caches).
+    pub fn is_cache_op(&self) -> bool {
+        matches!(
+            self,
+            Step::AddObstacle(_)
+                | Step::RemoveObstacle(_)
+                | Step::AddVolume(_)
+                | Step::RemoveVolume(_)
+                | Step::Update(_)
+                | Step::CacheSnapshot(_)
+        )
     }
 
     /// True for steps the runner computes itself (no request to the testee).

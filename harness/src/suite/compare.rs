@@ -92,9 +92,12 @@ impl Comparer {
     /// reference has no such mesh).
     fn translate(&self, req: &Request) -> Option<Request> {
         let mut v = serde_json::to_value(req).ok()?;
-        if let Some(h) = v.get_mut("mesh") {
-            let (_, ours) = self.handles.iter().rev().find(|(t, _)| t == h)?;
-            *h = ours.clone();
+        // A tile cache's handle (`cache`) is a mesh handle too (`conformance.md` §6.6).
+        for key in ["mesh", "cache"] {
+            if let Some(h) = v.get_mut(key) {
+                let (_, ours) = self.handles.iter().rev().find(|(t, _)| t == h)?;
+                *h = ours.clone();
+            }
         }
         serde_json::from_value(v).ok()
     }
@@ -103,7 +106,7 @@ impl Comparer {
 /// The mesh handle an accepted reply names.
 fn handle(r: &Reply) -> Option<Value> {
     match r {
-        Reply::Ok { fields } => fields.get("mesh").cloned(),
+        Reply::Ok { fields } => fields.get("mesh").or_else(|| fields.get("cache")).cloned(),
         _ => None,
     }
 }
@@ -164,7 +167,7 @@ pub fn difference(got: &Reply, want: &Reply) -> Option<String> {
 
 fn fields_difference(got: &Map<String, Value>, want: &Map<String, Value>) -> Option<String> {
     for (k, w) in want {
-        if k == "mesh" {
+        if k == "mesh" || k == "cache" {
             continue;
         }
         let Some(g) = got.get(k) else {

@@ -12,6 +12,7 @@ use onav::{
     read_mesh, write_mesh, LinkEnd, LinkKind, NavMeshSnapshot, PolyRef, Side, TileRef, TiledNavMesh,
 };
 
+use crate::protocol::cache::Caches;
 use crate::protocol::query::{self, Args};
 use crate::protocol::wire;
 use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTOCOLS};
@@ -20,6 +21,9 @@ use crate::protocol::{ref_to_hex, Backend, BackendFailure, Reply, Request, PROTO
 #[derive(Debug, Default)]
 pub struct Reference {
     meshes: Vec<Option<TiledNavMesh>>,
+    /// Tile caches (`spec/conformance.md` §6.6, "Tile caches"); their handles are also mesh
+    /// handles, naming the cache's mesh.
+    caches: Caches,
 }
 
 fn side_name(s: Side) -> &'static str {
@@ -79,6 +83,9 @@ impl Reference {
     }
 
     fn mesh(&mut self, h: &Value) -> Result<&mut TiledNavMesh, Reply> {
+        if Caches::is_handle(h) {
+            return self.caches.mesh(h);
+        }
         h.as_u64()
             .and_then(|i| usize::try_from(i).ok())
             .and_then(|i| self.meshes.get_mut(i))
@@ -92,6 +99,9 @@ impl Reference {
     }
 
     fn answer(&mut self, req: &Request) -> Result<Reply, Reply> {
+        if let Some(r) = self.caches.answer(req) {
+            return r;
+        }
         Ok(match req {
             Request::Hello { protocol } => {
                 if !PROTOCOLS.contains(protocol) {
@@ -245,6 +255,7 @@ impl Reference {
                 Self::query(m, &a)?
             }
             Request::Build { obj, settings } => crate::protocol::build::answer(obj, settings)?,
+            Request::Drop { mesh } if Caches::is_handle(mesh) => self.caches.drop_cache(mesh)?,
             Request::Drop { mesh } => {
                 self.mesh(mesh)?;
                 if let Some(slot) = mesh
@@ -257,6 +268,18 @@ impl Reference {
                 Reply::ok([])
             }
             Request::Bye {} => Reply::ok([]),
+            // Answered by `self.caches` above.
+            Request::CacheNew { .. }
+            | Request::CacheAddObstacle { .. }
+            | Request::CacheRemoveObstacle { .. }
+            | Request::CacheAddVolume { .. }
+            | Request::CacheRemoveVolume { .. }
+            | Request::CacheUpdate { .. }
+            | Request::CacheSnapshot { .. }
+            | Request::CacheRestore { .. }
+            | Request::CacheRestoreInto { .. } => {
+                return Err(wire::error(format!("{} was not answered", req.op())))
+            }
         })
     }
 
@@ -475,5 +498,210 @@ mod tests {
             })
             .unwrap();
         assert_eq!(ok_field(&q, "poly"), json!(ref_to_hex(1 << 40)));
+    }
+
+    fn rejected_as(r: &Reply) -> (String, String, Option<u64>) {
+        match r {
+            Reply::Rejected {
+                class,
+                field,
+                offset,
+                ..
+            } => (class.clone(), field.clone(), *offset),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The tile cache ops (`spec/conformance.md` §6.6, "Tile caches"): a cache's handle is a mesh
+    /// handle, shapes and ids are refused with class `cache`, restores with the snapshot's
+    /// errors, and a refused restore changes nothing.
+    #[test]
+    fn answers_tile_cache_ops() {
+        let obj = b"v 0 0 0\nv 0 0 24\nv 24 0 0\nv 24 0 24\nf 1 2 3\nf 3 2 4\n";
+        let settings = onav_build3d::Settings::new(onav_build3d::SettingsSpec {
+            cell_size: 0.5,
+            tile_size: 16,
+            detail_sample_dist: 0.0,
+            ..onav_build3d::SettingsSpec::default()
+        })
+        .unwrap();
+        let mut r = Reference::new();
+        let call = |r: &mut Reference, q: Request| r.call(&q).unwrap();
+        let c = ok_field(
+            &call(
+                &mut r,
+                Request::CacheNew {
+                    obj: b64(obj),
+                    settings: b64(settings.to_bytes()),
+                    slots: None,
+                },
+            ),
+            "cache",
+        );
+        assert_eq!(c, json!({"cache": 0}));
+        let bad = call(
+            &mut r,
+            Request::CacheAddObstacle {
+                cache: c.clone(),
+                shape: "cylinder".into(),
+                values: [12.0, 0.0, 12.0, 0.0, 2.0].map(wire::float).to_vec(),
+            },
+        );
+        assert_eq!(
+            rejected_as(&bad),
+            ("cache".into(), "obstacle.radius".into(), None)
+        );
+        let nan = call(
+            &mut r,
+            Request::CacheAddObstacle {
+                cache: c.clone(),
+                shape: "box".into(),
+                values: [0.0, 0.0, f64::NAN, 1.0, 1.0, 1.0]
+                    .map(wire::float)
+                    .to_vec(),
+            },
+        );
+        assert_eq!(rejected_as(&nan).1, "obstacle.min_z");
+        let wrong = call(
+            &mut r,
+            Request::CacheAddObstacle {
+                cache: c.clone(),
+                shape: "box".into(),
+                values: vec![json!(1.0)],
+            },
+        );
+        assert!(matches!(wrong, Reply::Error { .. }));
+        let id = call(
+            &mut r,
+            Request::CacheAddObstacle {
+                cache: c.clone(),
+                shape: "oriented_box".into(),
+                values: [12.0, 0.0, 12.0, 1.0, 1.0, 1.0, 0.5]
+                    .map(wire::float)
+                    .to_vec(),
+            },
+        );
+        assert_eq!(ok_field(&id, "id"), json!(1));
+        let v = call(
+            &mut r,
+            Request::CacheAddVolume {
+                cache: c.clone(),
+                area: 64,
+                min_y: json!(-1.0),
+                max_y: json!(1.0),
+                polygon: vec![
+                    [json!(0.0), json!(0.0)],
+                    [json!(1.0), json!(0.0)],
+                    [json!(1.0), json!(1.0)],
+                ],
+            },
+        );
+        assert_eq!(rejected_as(&v).1, "volume.area");
+        let gone = call(
+            &mut r,
+            Request::CacheRemoveVolume {
+                cache: c.clone(),
+                id: 1,
+            },
+        );
+        assert_eq!(rejected_as(&gone).1, "unknown_volume");
+        let full = |r: &mut Reference| {
+            ok_field(
+                &r.call(&Request::CacheSnapshot {
+                    cache: c.clone(),
+                    mode: "full".into(),
+                })
+                .unwrap(),
+                "bytes",
+            )
+        };
+        let queued = full(&mut r);
+        let u = call(
+            &mut r,
+            Request::CacheUpdate {
+                cache: c.clone(),
+                max_tiles: 1,
+            },
+        );
+        assert_eq!(ok_field(&u, "cells"), json!(1));
+        assert_eq!(ok_field(&u, "remaining"), json!(8));
+        // The cache's handle is a mesh handle.
+        let mesh_snap = call(
+            &mut r,
+            Request::Snapshot {
+                mesh: c.clone(),
+                mode: "full".into(),
+            },
+        );
+        assert!(ok_field(&mesh_snap, "bytes")
+            .as_str()
+            .unwrap()
+            .starts_with("T05QUw"));
+        let before = full(&mut r);
+        let mut cut = wire::unb64("b", queued.as_str().unwrap()).unwrap();
+        cut[0] = b'X';
+        let refused = call(
+            &mut r,
+            Request::CacheRestoreInto {
+                cache: c.clone(),
+                bytes: b64(&cut),
+                library: vec![],
+            },
+        );
+        assert_eq!(
+            rejected_as(&refused),
+            ("format".into(), "magic".into(), Some(0))
+        );
+        assert_eq!(full(&mut r), before);
+        let back = call(
+            &mut r,
+            Request::CacheRestoreInto {
+                cache: c.clone(),
+                bytes: queued.as_str().unwrap().into(),
+                library: vec![],
+            },
+        );
+        assert!(matches!(back, Reply::Ok { .. }));
+        assert_eq!(full(&mut r), queued);
+        let d = ok_field(
+            &call(
+                &mut r,
+                Request::CacheRestore {
+                    obj: b64(obj),
+                    settings: b64(settings.to_bytes()),
+                    slots: None,
+                    bytes: queued.as_str().unwrap().into(),
+                    library: vec![],
+                },
+            ),
+            "cache",
+        );
+        assert_eq!(d, json!({"cache": 1}));
+        let few = call(
+            &mut r,
+            Request::CacheNew {
+                obj: b64(obj),
+                settings: b64(settings.to_bytes()),
+                slots: Some(8),
+            },
+        );
+        assert_eq!(
+            rejected_as(&few),
+            ("cache".into(), "slot_count".into(), None)
+        );
+        assert!(matches!(
+            call(&mut r, Request::Drop { mesh: c.clone() }),
+            Reply::Ok { .. }
+        ));
+        assert!(matches!(
+            call(
+                &mut r,
+                Request::CacheUpdate {
+                    cache: c,
+                    max_tiles: 1
+                }
+            ),
+            Reply::Error { .. }
+        ));
     }
 }

@@ -276,6 +276,51 @@ mod tests {
                 obj: String::new(),
                 settings: String::new(),
             },
+            Request::CacheNew {
+                obj: s.clone(),
+                settings: s.clone(),
+                slots: Some(3),
+            },
+            Request::CacheAddObstacle {
+                cache: m.clone(),
+                shape: s.clone(),
+                values: vec![Value::from(1.5)],
+            },
+            Request::CacheRemoveObstacle {
+                cache: m.clone(),
+                id: 1,
+            },
+            Request::CacheAddVolume {
+                cache: m.clone(),
+                area: 3,
+                min_y: Value::from(0.0),
+                max_y: Value::from("inf"),
+                polygon: vec![[Value::from(0.0), Value::from(1.0)]],
+            },
+            Request::CacheRemoveVolume {
+                cache: m.clone(),
+                id: 1,
+            },
+            Request::CacheUpdate {
+                cache: m.clone(),
+                max_tiles: 4,
+            },
+            Request::CacheSnapshot {
+                cache: m.clone(),
+                mode: s.clone(),
+            },
+            Request::CacheRestore {
+                obj: s.clone(),
+                settings: s.clone(),
+                slots: None,
+                bytes: s.clone(),
+                library: vec![],
+            },
+            Request::CacheRestoreInto {
+                cache: m.clone(),
+                bytes: s.clone(),
+                library: vec![s.clone()],
+            },
             Request::Drop { mesh: m },
             Request::Bye {},
         ];

@@ -173,3 +173,34 @@ fn bad_arguments_and_bad_files_exit_2_with_a_message() {
         "nothing is written when the build cannot run"
     );
 }
+
+#[test]
+fn an_empty_build_succeeds_with_a_warning_naming_why() {
+    let t = Temp::new("empty");
+    let no_faces = t.text_file("points.obj", "v 0 0 0\nv 0 0 6\nv 6 0 6\n");
+    let wall = t.text_file(
+        "wall.obj",
+        "v 0 0 0\nv 0 6 0\nv 6 6 0\nv 6 0 0\nf 1 2 3 4\n",
+    );
+    let floor = t.text_file(
+        "floor.obj",
+        "v 0 0 0\nv 0 0 6\nv 6 0 6\nv 6 0 0\nf 1 2 3 4\n",
+    );
+    for (input, why) in [
+        (&no_faces, Some("the input has no faces")),
+        (&wall, Some("no triangle gave a walkable surface")),
+        (&floor, None),
+    ] {
+        let out = t.path("out.onms");
+        let o = onav(&["build", input, "--out", &out]);
+        assert!(o.status.success(), "{input}: {}", text(&o.stderr));
+        let stderr = text(&o.stderr);
+        match why {
+            Some(why) => assert!(
+                stderr.contains(&format!("warning: {input}: {why}")),
+                "{input}: {stderr}"
+            ),
+            None => assert!(!stderr.contains("warning"), "{input}: {stderr}"),
+        }
+    }
+}

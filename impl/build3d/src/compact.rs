@@ -15,6 +15,8 @@ use crate::rasterize::{column_starts, Heightfield, Occupied, Window};
 
 /// No link in that direction.
 pub(crate) const NO_LINK: u16 = u16::MAX;
+/// No neighbour in a [`Compact::neighbour_table`].
+pub(crate) const NO_SPAN: u32 = u32::MAX;
 /// The ceiling of a span with nothing above it.
 pub(crate) const OPEN_TOP: u32 = u32::MAX;
 
@@ -61,6 +63,29 @@ impl Compact {
             _ => col - size,
         };
         Some(self.start[nc] as usize + usize::from(l))
+    }
+
+    /// Every span's four neighbours ([`Compact::neighbour`]) as global indices, [`NO_SPAN`]
+    /// where there is no link: for the stages that read each link many times.
+    pub(crate) fn neighbour_table(&self) -> Vec<[u32; 4]> {
+        let size = self.win.size;
+        // The column offsets of +x, +z, −x, −z (wrapping: a link exists only to a column inside
+        // the window, so the sum stays in range).
+        let step = [1, size, 1usize.wrapping_neg(), size.wrapping_neg()];
+        self.link
+            .iter()
+            .zip(&self.col)
+            .map(|(l, &col)| {
+                let mut out = [NO_SPAN; 4];
+                for d in 0..4 {
+                    if l[d] != NO_LINK {
+                        let nc = (col as usize).wrapping_add(step[d]);
+                        out[d] = self.start[nc] + u32::from(l[d]);
+                    }
+                }
+                out
+            })
+            .collect()
     }
 
     /// The column next to `c` in direction `d`, if inside the window.

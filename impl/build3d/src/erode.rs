@@ -9,7 +9,7 @@
 //! the +x neighbour (+2), its +z neighbour (+3), the +z neighbour (+2) and its −x neighbour (+3).
 //! Distances saturate at 65 535.
 
-use crate::compact::Compact;
+use crate::compact::{Compact, NO_SPAN as NONE};
 
 /// Direction codes: 0 +x, 1 +z, 2 −x, 3 −z.
 const PX: usize = 0;
@@ -23,22 +23,28 @@ pub(crate) fn erode(c: &mut Compact, radius: u32) {
         return;
     }
     let n = c.span_count();
+    // Every span's four neighbours, found once: the passes below read each several times.
+    let nb = c.neighbour_table();
     let mut dist = vec![u16::MAX; n];
     for (i, d) in dist.iter_mut().enumerate() {
         if c.area[i] == 0 {
             *d = 0;
             continue;
         }
-        let walkable_links = (0..4)
-            .filter(|&k| c.neighbour(i, k).is_some_and(|j| c.area[j] != 0))
-            .count();
-        if walkable_links != 4 {
+        let all_walkable = nb[i].iter().all(|&j| j != NONE && c.area[j as usize] != 0);
+        if !all_walkable {
             *d = 0;
         }
     }
     let size = c.win.size;
-    relax(c, &mut dist, c.occ.cols(size), [(NX, NZ), (NZ, PX)]);
-    relax(c, &mut dist, c.occ.cols(size).rev(), [(PX, PZ), (PZ, NX)]);
+    relax(c, &nb, &mut dist, c.occ.cols(size), [(NX, NZ), (NZ, PX)]);
+    relax(
+        c,
+        &nb,
+        &mut dist,
+        c.occ.cols(size).rev(),
+        [(PX, PZ), (PZ, NX)],
+    );
     let threshold = (2 * radius).min(u32::from(u16::MAX)) as u16;
     for (i, &d) in dist.iter().enumerate() {
         if d < threshold {
@@ -51,26 +57,25 @@ pub(crate) fn erode(c: &mut Compact, radius: u32) {
 /// (straight, diagonal) pair: the straight link (+2) and that span's diagonal link (+3).
 fn relax(
     c: &Compact,
+    nb: &[[u32; 4]],
     dist: &mut [u16],
     order: impl Iterator<Item = usize>,
     pairs: [(usize, usize); 2],
 ) {
-    let step = |dist: &mut [u16], i: usize, j: usize, w: u16| {
-        let nd = dist[j].saturating_add(w);
-        if nd < dist[i] {
-            dist[i] = nd;
-        }
-    };
     for col in order {
         for i in c.column(col) {
+            let mut d = dist[i];
             for (straight, diag) in pairs {
-                if let Some(a) = c.neighbour(i, straight) {
-                    step(dist, i, a, 2);
-                    if let Some(b) = c.neighbour(a, diag) {
-                        step(dist, i, b, 3);
+                let a = nb[i][straight];
+                if a != NONE {
+                    d = d.min(dist[a as usize].saturating_add(2));
+                    let b = nb[a as usize][diag];
+                    if b != NONE {
+                        d = d.min(dist[b as usize].saturating_add(3));
                     }
                 }
             }
+            dist[i] = d;
         }
     }
 }

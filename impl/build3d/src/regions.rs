@@ -23,7 +23,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::compact::Compact;
+use crate::compact::{Compact, NO_SPAN};
 use crate::error::{check, BuildError, LimitKind, TileCell};
 
 /// The region id of spans in the tile's padding.
@@ -36,10 +36,17 @@ pub(crate) fn opposite(d: usize) -> usize {
 }
 
 /// Spans i and j = neighbour(i, d) linked both ways.
-#[inline]
+#[cfg(test)]
 pub(crate) fn mutual(c: &Compact, i: usize, d: usize) -> Option<usize> {
     let j = c.neighbour(i, d)?;
     (c.neighbour(j, opposite(d)) == Some(i)).then_some(j)
+}
+
+/// Spans i and j = neighbour(i, d) linked both ways, through a [`Compact::neighbour_table`].
+#[inline]
+fn mutual_in(nb: &[[u32; 4]], i: usize, d: usize) -> Option<usize> {
+    let j = nb[i][d];
+    (j != NO_SPAN && nb[j as usize][opposite(d)] == i as u32).then_some(j as usize)
 }
 
 /// The region of every span: 0 none, [`BORDER`] padding, else 1 ..= `count`.
@@ -58,6 +65,26 @@ struct Info {
     alive: bool,
     neighbours: BTreeSet<u32>,
     conflicts: BTreeSet<u32>,
+    /// The region last added to `neighbours` and to `conflicts` by `analyse` (0: none), so
+    /// that the run of spans naming the same region again costs no set lookup.
+    last_neighbour: u32,
+    last_conflict: u32,
+}
+
+impl Info {
+    fn add_neighbour(&mut self, q: u32) {
+        if self.last_neighbour != q {
+            self.last_neighbour = q;
+            self.neighbours.insert(q);
+        }
+    }
+
+    fn add_conflict(&mut self, q: u32) {
+        if self.last_conflict != q {
+            self.last_conflict = q;
+            self.conflicts.insert(q);
+        }
+    }
 }
 
 const NX: usize = 2;
@@ -73,6 +100,7 @@ pub(crate) fn regions(
 ) -> Result<Regions, BuildError> {
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
+    let nb = c.neighbour_table();
     let mut reg = vec![0u32; n];
     for col in c.occ.cols(size) {
         if !c.win.interior(col % size, col / size) {
@@ -87,16 +115,26 @@ pub(crate) fn regions(
     let mut sweep_of = vec![u32::MAX; n];
     let mut below_count: Vec<u32> = vec![0];
     let mut sweeps: Vec<(usize, Vec<usize>)> = Vec::new();
+    // Reused from row to row (their capacity only): spare member lists, the region below each
+    // member (sweep s's members at `belows[boff[s] .. boff[s + 1]]`), and per-sweep decisions.
+    let mut spare: Vec<Vec<usize>> = Vec::new();
+    let mut belows: Vec<Option<(usize, u32)>> = Vec::new();
+    let mut boff: Vec<usize> = Vec::new();
+    let mut decided: Vec<(Option<u32>, u32)> = Vec::new();
+    let mut targets: Vec<Option<u32>> = Vec::new();
     let (xs, xe) = (b.max(c.occ.x0), (size - b).min(c.occ.x1));
     for z in b.max(c.occ.z0)..(size - b).min(c.occ.z1) {
-        sweeps.clear();
+        for (_, mut m) in sweeps.drain(..) {
+            m.clear();
+            spare.push(m);
+        }
         for x in xs..xe {
             for i in c.column(z * size + x) {
                 if c.area[i] == 0 {
                     continue;
                 }
                 let joined = (x > b)
-                    .then(|| mutual(c, i, NX))
+                    .then(|| mutual_in(&nb, i, NX))
                     .flatten()
                     .filter(|&j| c.area[j] == c.area[i] && sweep_of[j] != u32::MAX)
                     .map(|j| sweep_of[j] as usize)
@@ -104,7 +142,7 @@ pub(crate) fn regions(
                 let s = match joined {
                     Some(s) => s,
                     None => {
-                        sweeps.push((x, Vec::new()));
+                        sweeps.push((x, spare.pop().unwrap_or_default()));
                         sweeps.len() - 1
                     }
                 };
@@ -118,19 +156,23 @@ pub(crate) fn regions(
             if z == b {
                 return None;
             }
-            let j = mutual(c, i, NZ)?;
+            let j = mutual_in(&nb, i, NZ)?;
             let r = reg[j];
             (c.area[j] == c.area[i] && r != 0 && r != BORDER).then_some((j, r))
         };
-        let belows: Vec<Vec<Option<(usize, u32)>>> = sweeps
-            .iter()
-            .map(|(_, m)| m.iter().map(|&i| below(i)).collect())
-            .collect();
-        let mut decided: Vec<(Option<u32>, u32)> = Vec::with_capacity(sweeps.len());
-        for bl in &belows {
+        belows.clear();
+        boff.clear();
+        for (_, m) in &sweeps {
+            boff.push(belows.len());
+            belows.extend(m.iter().map(|&i| below(i)));
+        }
+        boff.push(belows.len());
+        let below_of = |s: usize| &belows[boff[s]..boff[s + 1]];
+        decided.clear();
+        for s in 0..sweeps.len() {
             let mut nei: Option<Option<u32>> = None;
             let mut ns = 0u32;
-            for &(_, r) in bl.iter().flatten() {
+            for &(_, r) in below_of(s).iter().flatten() {
                 below_count[r as usize] += 1;
                 ns += 1;
                 nei = match nei {
@@ -141,12 +183,12 @@ pub(crate) fn regions(
             }
             decided.push((nei.flatten(), ns));
         }
-        let mut targets = Vec::with_capacity(sweeps.len());
+        targets.clear();
         for (s, (_, members)) in sweeps.iter().enumerate() {
             let (nei, ns) = decided[s];
             let target = nei.filter(|&r| {
                 ns == below_count[r as usize]
-                    && members.iter().zip(&belows[s]).all(|(&i, bl)| {
+                    && members.iter().zip(below_of(s)).all(|(&i, bl)| {
                         let link = bl.map(|(j, _)| j);
                         let under = (z - 1) * size + c.col[i] as usize % size;
                         c.column(under).all(|j| reg[j] != r || Some(j) == link)
@@ -175,13 +217,13 @@ pub(crate) fn regions(
                 reg[i] = r;
                 sweep_of[i] = u32::MAX;
             }
-            for &(_, q) in belows[s].iter().flatten() {
+            for &(_, q) in below_of(s).iter().flatten() {
                 below_count[q as usize] = 0;
             }
         }
     }
     let count = next - 1;
-    let mut info = analyse(c, &reg, count);
+    let mut info = analyse(c, &nb, &reg, count);
     filter_small(&mut info, min_area);
     let alias = merge(&mut info, merge_area);
     // Renumber survivors ascending.
@@ -202,7 +244,7 @@ pub(crate) fn regions(
 }
 
 /// Per-region span counts, neighbours and flatness conflicts.
-fn analyse(c: &Compact, reg: &[u32], count: u32) -> Vec<Info> {
+fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
     let mut info = vec![Info::default(); count as usize + 1];
     let is_region = |r: u32| r != 0 && r != BORDER;
     for (i, &r) in reg.iter().enumerate() {
@@ -216,24 +258,23 @@ fn analyse(c: &Compact, reg: &[u32], count: u32) -> Vec<Info> {
         inf.alive = true;
         for j in c.column(col) {
             if j != i && is_region(reg[j]) && reg[j] != r {
-                inf.conflicts.insert(reg[j]);
+                inf.add_conflict(reg[j]);
             }
         }
         for d in 0..4 {
-            match c.neighbour(i, d) {
+            let j = nb[i][d];
+            match (j != NO_SPAN).then_some(j as usize) {
                 Some(j) if reg[j] == BORDER => inf.border = true,
                 Some(j) if reg[j] == 0 => inf.wall = true,
-                Some(j) if reg[j] != r => {
-                    inf.neighbours.insert(reg[j]);
-                }
+                Some(j) if reg[j] != r => inf.add_neighbour(reg[j]),
                 Some(_) => {}
                 None => inf.wall = true,
             }
-            let link = mutual(c, i, d);
+            let link = mutual_in(nb, i, d);
             if let Some(nc) = c.neighbour_column(col, d) {
                 for j in c.column(nc) {
                     if is_region(reg[j]) && reg[j] != r && Some(j) != link {
-                        inf.conflicts.insert(reg[j]);
+                        inf.add_conflict(reg[j]);
                     }
                 }
             }

@@ -14,6 +14,7 @@ use crate::ids::{ObstacleId, VolumeId};
 use crate::limits::{MAX_NEXT_ID, MAX_OBSTACLES, MAX_VOLUMES};
 use crate::queue::RebuildQueue;
 use crate::shape::{Obstacle, Volume};
+use crate::snapshot::lists::ListsCode;
 use crate::world::{Touch, World};
 
 /// Options of a new cache.
@@ -61,9 +62,10 @@ pub struct TileCache {
     pub(crate) mesh: TiledNavMesh,
     pub(crate) library: TileLibrary,
     /// The snapshot's encoding of the obstacle and volume lists (counts and records, TC30),
-    /// made when first needed and dropped by every change of a list: a rollback host writes a
-    /// snapshot every frame while the lists change rarely.
-    pub(crate) lists: OnceLock<Vec<u8>>,
+    /// made when first needed, extended by an addition and dropped by a removal: a rollback
+    /// host writes a snapshot every frame while the lists change rarely, and an in-place
+    /// restore compares a snapshot's lists with it.
+    pub(crate) lists: OnceLock<ListsCode>,
 }
 
 impl TileCache {
@@ -221,7 +223,9 @@ impl TileCache {
         self.next_obstacle += 1;
         let touch = self.world.touch(obstacle.mark());
         self.queue_touched(&touch);
-        self.lists = OnceLock::new();
+        if let Some(code) = self.lists.get_mut() {
+            code.push_obstacle(id, &obstacle);
+        }
         self.obstacles.insert(
             id,
             Entry {
@@ -257,7 +261,9 @@ impl TileCache {
         self.next_volume += 1;
         let touch = self.world.touch(volume.mark());
         self.queue_touched(&touch);
-        self.lists = OnceLock::new();
+        if let Some(code) = self.lists.get_mut() {
+            code.push_volume(id, &volume);
+        }
         self.volumes.insert(
             id,
             Entry {

@@ -31,12 +31,25 @@ impl RebuildQueue {
 
     /// A queue holding exactly `cells` in this order (distinct, each below the cell count: the
     /// caller checked).
+    #[cfg(test)]
     pub fn from_order(count: usize, cells: &[u32]) -> Self {
         let mut q = Self::new(count);
         for &k in cells {
             q.push(k);
         }
         q
+    }
+
+    /// Makes this the queue holding exactly `cells` in this order (distinct, each below the
+    /// cell count: the caller checked), in place.
+    pub fn set_order(&mut self, cells: &[u32]) {
+        for &k in &self.order {
+            self.queued[k as usize] = false;
+        }
+        self.order.clear();
+        for &k in cells {
+            self.push(k);
+        }
     }
 
     /// The first `n` cells, front first.
@@ -83,5 +96,8 @@ mod tests {
         assert_eq!(q.iter().collect::<Vec<_>>(), [1, 4, 0, 3]);
         assert_eq!(q.front(2).collect::<Vec<_>>(), [1, 4]);
         assert_eq!(RebuildQueue::from_order(5, &[1, 4, 0, 3]), q);
+        let mut r = RebuildQueue::from_order(5, &[2, 0]);
+        r.set_order(&[1, 4, 0, 3]);
+        assert_eq!(r, q);
     }
 }

@@ -52,6 +52,12 @@ fn vec3_at(b: &[u8], at: usize) -> Option<Vec3> {
     v.iter().all(|c| c.is_finite()).then_some(v)
 }
 
+/// Whether all three coordinates are finite.
+#[inline(always)]
+fn finite(v: &Vec3) -> bool {
+    v[0].is_finite() & v[1].is_finite() & v[2].is_finite()
+}
+
 /// `o > 0`, false for NaN (an orientation whose products overflowed fails every rule).
 #[inline(always)]
 fn positive(o: f64) -> bool {
@@ -123,13 +129,20 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
     let cell = grid.cell_bounds(column, row);
 
     // T8: vertices. The extra detail vertices follow in the same vector.
+    // Read in one pass with the verdict folded in (no early exit: every record is in bounds).
     let mut coords: Vec<Vec3> = Vec::with_capacity(nv + ndv);
-    for r in b[TILE_HEADER_LEN..polys_at].chunks_exact(VERTEX_LEN) {
-        let v = vec3_at(r, 0)?;
-        if !inside(&cell, &v) {
-            return None;
-        }
-        coords.push(v);
+    let mut ok = true;
+    coords.extend(
+        b[TILE_HEADER_LEN..polys_at]
+            .chunks_exact(VERTEX_LEN)
+            .map(|r| {
+                let v = [f64_at(r, 0), f64_at(r, 8), f64_at(r, 16)];
+                ok &= finite(&v) && inside(&cell, &v);
+                v
+            }),
+    );
+    if !ok {
+        return None;
     }
 
     // T9–T13: ground polygons.
@@ -202,12 +215,18 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         return None;
     }
     // T16: detail vertices, finite.
-    for r in b[dverts_at..tris_at].chunks_exact(VERTEX_LEN) {
-        coords.push(vec3_at(r, 0)?);
+    coords.extend(b[dverts_at..tris_at].chunks_exact(VERTEX_LEN).map(|r| {
+        let v = [f64_at(r, 0), f64_at(r, 8), f64_at(r, 16)];
+        ok &= finite(&v);
+        v
+    }));
+    if !ok {
+        return None;
     }
     // T16: detail triangles, indices in range for their polygon (the records are contiguous,
     // so file order is polygon order), reserved byte zero.
-    let mut detail_tris = Vec::with_capacity(ndt);
+    // The records cover 0 .. DT in order, so the triangles are read in one pass, and each
+    // polygon's are checked by their largest index and the OR of their reserved bytes.
     let tris = &b[tris_at..areas_at];
     for (p, d) in polys.iter().zip(&detail_meshes) {
         let limit = u32::from(p.vertex_count) + d.vertex_count;
@@ -215,14 +234,19 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
             d.triangle_base as usize,
             (d.triangle_base + d.triangle_count) as usize,
         );
+        let (mut top, mut reserved) = (0u8, 0u8);
         for r in tris[t0 * DETAIL_TRI_LEN..t1 * DETAIL_TRI_LEN].chunks_exact(DETAIL_TRI_LEN) {
-            let tri = [r[0], r[1], r[2]];
-            if tri.iter().any(|&x| u32::from(x) >= limit) || r[3] != 0 {
-                return None;
-            }
-            detail_tris.push(tri);
+            top = top.max(r[0]).max(r[1]).max(r[2]);
+            reserved |= r[3];
+        }
+        if u32::from(top) >= limit || reserved != 0 {
+            return None;
         }
     }
+    let detail_tris: Vec<[u8; 3]> = tris
+        .chunks_exact(DETAIL_TRI_LEN)
+        .map(|r| [r[0], r[1], r[2]])
+        .collect();
     // T18: areas ≤ 63 (flags take any value). T19 holds: the length is exact.
     if b[areas_at..areas_at + np].iter().any(|&a| a > MAX_AREA) {
         return None;
@@ -312,19 +336,24 @@ fn poly(r: &[u8], i: usize, ng: usize, vertices: &[Vec3], cell: &[f64; 4]) -> Op
     // 2). Part 1's values are part 2's for j = k + 2 (the same operands, the same operations), so
     // part 2 over every j ∉ {k, k + 1} decides both. Each edge's two differences are computed
     // once, exactly as `orient` computes them for every corner.
-    let mut c = [[0.0; 3]; MAX_VERTS_PER_POLY];
+    // The corners twice over, so that the n − 2 corners after edge k's two are c2[k + 2 ..
+    // k + n] with no wrapping.
+    let mut c2 = [[0.0; 3]; 2 * MAX_VERTS_PER_POLY];
     for k in 0..n {
-        c[k] = vertices[idx[k] as usize];
+        c2[k] = vertices[idx[k] as usize];
+        c2[k + n] = c2[k];
     }
-    let c = &c[..n];
+    let c = &c2[..n];
     let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    let mut convex = true;
     for k in 0..n {
-        let e = Edge2::of(&c[k], &c[next(k)]);
-        for (j, v) in c.iter().enumerate() {
-            if j != k && j != next(k) && !positive(e.orient(v)) {
-                return None;
-            }
+        let e = Edge2::of(&c2[k], &c2[k + 1]);
+        for v in &c2[k + 2..k + n] {
+            convex &= positive(e.orient(v));
         }
+    }
+    if !convex {
+        return None;
     }
     // T13.
     for k in 0..MAX_VERTS_PER_POLY {
@@ -361,12 +390,15 @@ fn symmetric(polys: &[Polygon]) -> bool {
                 return true;
             };
             let q_poly = &polys[q.0 as usize];
-            let (a, b) = (p.vertices[k], p.vertices[(k + 1) % n]);
+            let (a, b) = (
+                p.vertices[k],
+                p.vertices[if k + 1 == n { 0 } else { k + 1 }],
+            );
             let m = usize::from(q_poly.vertex_count);
             (0..m).any(|j| {
                 q_poly.edges[j] == Edge::Internal(PolyIndex(i as u32))
                     && q_poly.vertices[j] == b
-                    && q_poly.vertices[(j + 1) % m] == a
+                    && q_poly.vertices[if j + 1 == m { 0 } else { j + 1 }] == a
             })
         })
     })
@@ -383,25 +415,37 @@ fn detail_covers(
     dverts: &[Vec3],
     tris: &[[u8; 3]],
 ) -> bool {
-    // The polygon's corners, then its extra detail vertices: what triangle index x names.
-    let mut pts: Vec<Vec3> = Vec::with_capacity(MAX_VERTS_PER_POLY + 16);
+    PTS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut pts) => covers_with(polys, vertices, meshes, dverts, tris, &mut pts),
+        Err(_) => covers_with(polys, vertices, meshes, dverts, tris, &mut Vec::new()),
+    })
+}
+
+thread_local! {
+    /// The buffer of [`detail_covers`], kept per thread so that checking a tile allocates
+    /// nothing.
+    static PTS: std::cell::RefCell<Vec<Vec3>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`detail_covers`] with `pts` as the buffer of one polygon's points.
+fn covers_with(
+    polys: &[Polygon],
+    vertices: &[Vec3],
+    meshes: &[DetailMesh],
+    dverts: &[Vec3],
+    tris: &[[u8; 3]],
+    pts: &mut Vec<Vec3>,
+) -> bool {
+    let mut ok = true;
     for (p, d) in polys.iter().zip(meshes) {
-        let nv = usize::from(p.vertex_count);
+        // The polygon's corners, then its extra detail vertices: what triangle index x names
+        // (T16 has checked every index against their number).
+        let nv = usize::from(p.vertex_count).min(MAX_VERTS_PER_POLY);
         pts.clear();
         pts.extend(p.verts().iter().map(|&k| vertices[k as usize]));
         let extra = &dverts[d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize];
         if !extra.is_empty() {
-            let mut edges = [Edge2::default(); MAX_VERTS_PER_POLY];
-            for (k, e) in edges[..nv].iter_mut().enumerate() {
-                *e = Edge2::of(&pts[k], &pts[if k + 1 == nv { 0 } else { k + 1 }]);
-            }
-            let edges = &edges[..nv];
-            if !extra
-                .iter()
-                .all(|v| edges.iter().all(|e| e.orient(v) >= 0.0))
-            {
-                return false;
-            }
+            ok &= Edges6::of(pts).all_inside(extra);
             pts.extend_from_slice(extra);
         }
         let mut sum = 0.0;
@@ -412,19 +456,64 @@ fn detail_covers(
                 &pts[usize::from(t[1])],
                 &pts[usize::from(t[2])],
             );
-            if !positive(o) {
-                return false;
-            }
+            ok &= positive(o);
             sum += o;
         }
         let area = poly_area2_xz(&pts[..nv]);
         // Written so that a NaN (sum and area both overflowed) fails, as in the reader.
-        let covered = (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
-        if !covered {
+        ok &= (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
+        if !ok {
             return false;
         }
     }
     true
+}
+
+/// The edges of a polygon of at most six corners as `Edge2`s laid out column-wise, padded to six
+/// with edges whose `orient` is 0 for every finite point (all four values 0: `0·z − 0·x`), so
+/// that the inside test of one point is six independent, branch-free evaluations of exactly the
+/// operations of `orient` (no fused multiply-add: Rust never contracts), which the compiler can
+/// vectorise. A padding edge never fails the test (`0 ≥ 0`, and −0 ≥ 0), so the verdict is the
+/// one of the polygon's own edges, each computed bit for bit as `point_in_convex_xz` computes it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Edges6 {
+    ax: [f64; MAX_VERTS_PER_POLY],
+    az: [f64; MAX_VERTS_PER_POLY],
+    d1: [f64; MAX_VERTS_PER_POLY],
+    d3: [f64; MAX_VERTS_PER_POLY],
+}
+
+impl Edges6 {
+    /// The edges of the polygon with corners `c` (3 ..= 6 of them), in order.
+    #[inline(always)]
+    fn of(c: &[Vec3]) -> Self {
+        let mut e = Self::default();
+        let n = c.len().min(MAX_VERTS_PER_POLY);
+        for k in 0..n {
+            let (a, b) = (&c[k], &c[if k + 1 == n { 0 } else { k + 1 }]);
+            e.ax[k] = a[0];
+            e.az[k] = a[2];
+            e.d1[k] = b[0] - a[0];
+            e.d3[k] = b[2] - a[2];
+        }
+        e
+    }
+
+    /// Whether every point of `pts` is on or left of every edge (`orient(a, b, p) ≥ 0`; a NaN
+    /// fails). Finite points only (the padding's 0 relies on it).
+    #[inline(always)]
+    fn all_inside(&self, pts: &[Vec3]) -> bool {
+        // One verdict per edge, folded over the points: independent lanes the compiler can
+        // keep in registers (a NaN fails, as `o >= 0.0` is false for it).
+        let mut ok = [true; MAX_VERTS_PER_POLY];
+        for p in pts {
+            for (k, f) in ok.iter_mut().enumerate() {
+                let o = self.d1[k] * (p[2] - self.az[k]) - self.d3[k] * (p[0] - self.ax[k]);
+                *f &= o >= 0.0;
+            }
+        }
+        ok.iter().all(|&f| f)
+    }
 }
 
 /// An edge from `a` to `b` with the two differences `orient(a, b, p)` takes from it, so that

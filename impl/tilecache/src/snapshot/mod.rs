@@ -12,6 +12,7 @@
 //! before B (reporting B's error first when both fail) so that the mesh can be restored by its
 //! own in-place restore and its rollback path.
 
+pub(crate) mod lists;
 mod read;
 mod write;
 
@@ -24,8 +25,9 @@ use onav_build3d::{Geometry, Settings, TileCell};
 use crate::cache::{CacheOptions, Entry, TileCache};
 use crate::error::CreateError;
 use crate::ids::{ObstacleId, VolumeId};
-use crate::queue::RebuildQueue;
 use crate::shape::{Obstacle, Volume};
+use lists::ListsCode;
+use read::Section;
 
 /// Snapshot magic, "ONTK".
 pub const ONTK_MAGIC: [u8; 4] = *b"ONTK";
@@ -39,9 +41,9 @@ pub const ONTK_VERSION: u16 = 1;
 pub struct ValidatedCacheSnapshot {
     next_obstacle: u32,
     next_volume: u32,
-    obstacles: BTreeMap<ObstacleId, Entry<Obstacle>>,
-    volumes: BTreeMap<VolumeId, Entry<Volume>>,
-    queue: RebuildQueue,
+    obstacles: Vec<(u32, Obstacle, u32)>,
+    volumes: Vec<(u32, Volume, u32)>,
+    queue: Vec<u32>,
     mesh: ValidatedSnapshot,
     /// The lists' bytes as read (canonical, so the cache's writer can reuse them).
     lists: Vec<u8>,
@@ -85,16 +87,35 @@ pub fn check_without_cache(
     bytes: &[u8],
     library: &TileLibrary,
 ) -> Result<SnapshotSummary, RestoreError> {
-    let p = read::parse(bytes)?;
+    let p = read::parse(bytes, None)?;
     let m =
         onav::NavMeshSnapshot::restore(p.mesh, library).map_err(|e| e.nested(p.mesh_at, "mesh"))?;
     Ok(SnapshotSummary {
         next_ids: (p.next_obstacle, p.next_volume),
-        obstacles: p.obstacles.len(),
-        volumes: p.volumes.len(),
+        obstacles: p.obstacles.new.len(),
+        volumes: p.volumes.new.len(),
         queue: p.queue.len(),
         mesh: (m.slot_count(), m.tile_count()),
     })
+}
+
+/// A list after a restore: its first `s.kept` entries stay (they are the snapshot's leading
+/// records), the rest are replaced by the section's new entries, each with its touch range.
+fn merge<K: Ord, T>(
+    map: &mut BTreeMap<K, Entry<T>>,
+    s: Section<T>,
+    key: impl Fn(u32) -> K,
+    touch: impl Fn(&T) -> crate::world::Touch,
+) {
+    if s.kept == 0 {
+        map.clear();
+    } else if let Some(next) = s.last_kept.checked_add(1) {
+        drop(map.split_off(&key(next)));
+    }
+    for (id, value, _) in s.new {
+        let t = touch(&value);
+        map.insert(key(id), Entry { value, touch: t });
+    }
 }
 
 impl TileCache {
@@ -167,33 +188,6 @@ impl TileCache {
         Ok(order)
     }
 
-    /// The obstacle and volume maps of a parsed snapshot, each entry with the cells it touches.
-    #[allow(clippy::type_complexity)]
-    fn entries(
-        &self,
-        obstacles: Vec<(ObstacleId, Obstacle)>,
-        volumes: Vec<(VolumeId, Volume)>,
-    ) -> (
-        BTreeMap<ObstacleId, Entry<Obstacle>>,
-        BTreeMap<VolumeId, Entry<Volume>>,
-    ) {
-        let obstacles = obstacles
-            .into_iter()
-            .map(|(id, value)| {
-                let touch = self.world.touch(value.mark());
-                (id, Entry { value, touch })
-            })
-            .collect();
-        let volumes = volumes
-            .into_iter()
-            .map(|(id, value)| {
-                let touch = self.world.touch(value.mark());
-                (id, Entry { value, touch })
-            })
-            .collect();
-        (obstacles, volumes)
-    }
-
     /// [`TileCache::restore`] and [`TileCache::restore_with`]: the same checks in the same order
     /// as [`TileCache::check_restore`] then [`TileCache::commit`], with the same result, but the
     /// mesh is restored by [`onav::TiledNavMesh::restore`], whose rollback path (`snapshot.md`
@@ -207,7 +201,8 @@ impl TileCache {
         bytes: &[u8],
         extra: Option<&TileLibrary>,
     ) -> Result<(), RestoreError> {
-        let p = read::parse(bytes)?;
+        let own = self.lists.get_or_init(|| ListsCode::of(self));
+        let p = read::parse(bytes, Some(own))?;
         let (mesh_at, mesh_bytes) = (p.mesh_at, p.mesh);
         let nest = |e: RestoreError| e.nested(mesh_at, "mesh");
         let order = match self.check_queue(&p.queue, p.queue_at) {
@@ -220,39 +215,61 @@ impl TileCache {
                 return Err(e.into());
             }
         };
-        let (obstacles, volumes) = self.entries(p.obstacles, p.volumes);
-        let queue = RebuildQueue::from_order(self.world.cells.len(), &order);
         let library = Self::restore_library(&self.library, extra);
         self.mesh.restore(mesh_bytes, &library).map_err(nest)?;
         drop(library);
+        // A mesh snapshot naming every tile by content id (its length is then the restored
+        // mesh's Referenced length: an inline tile is longer than a content id) took every tile
+        // from the cache's own library when no other was given: none needs adding.
+        let own_tiles = extra.is_none_or(TileLibrary::is_empty)
+            && mesh_bytes.len() == self.mesh.snapshot_len(SnapshotMode::Referenced);
         self.swap_lists(
-            p.next_obstacle,
-            p.next_volume,
-            obstacles,
-            volumes,
-            queue,
-            p.lists.to_vec(),
+            (p.next_obstacle, p.next_volume),
+            p.obstacles,
+            p.volumes,
+            &order,
+            p.lists,
         );
+        if !own_tiles {
+            self.add_mesh_tiles_to_library();
+        }
         Ok(())
     }
 
-    /// Swaps the lists, ids and queue in after the mesh was restored, and adds every tile of
-    /// the restored mesh to the library (so a later Referenced snapshot finds it).
+    /// Swaps the lists, ids and queue in after the mesh was restored: the leading entries a
+    /// section kept stay, the others are replaced by its new ones; the lists' encoding is
+    /// updated the same way.
     fn swap_lists(
         &mut self,
-        next_obstacle: u32,
-        next_volume: u32,
-        obstacles: BTreeMap<ObstacleId, Entry<Obstacle>>,
-        volumes: BTreeMap<VolumeId, Entry<Volume>>,
-        queue: RebuildQueue,
-        lists: Vec<u8>,
+        (next_obstacle, next_volume): (u32, u32),
+        obstacles: Section<Obstacle>,
+        volumes: Section<Volume>,
+        queue: &[u32],
+        lists: &[u8],
     ) {
-        self.obstacles = obstacles;
-        self.volumes = volumes;
+        let mut code = self.lists.take().unwrap_or_else(ListsCode::empty);
+        code.replace(
+            lists,
+            (obstacles.kept, obstacles.new.iter().map(|e| e.2)),
+            (volumes.kept, volumes.new.iter().map(|e| e.2)),
+        );
+        self.lists = std::sync::OnceLock::from(code);
+        let world = &self.world;
+        merge(&mut self.obstacles, obstacles, ObstacleId, |o| {
+            world.touch(o.mark())
+        });
+        merge(&mut self.volumes, volumes, VolumeId, |v| {
+            world.touch(v.mark())
+        });
         self.next_obstacle = next_obstacle;
         self.next_volume = next_volume;
-        self.queue = queue;
-        self.lists = std::sync::OnceLock::from(lists);
+        self.queue.set_order(queue);
+        debug_assert_eq!(self.lists.get(), Some(&ListsCode::of(self)));
+    }
+
+    /// Adds every tile of the mesh that the library lacks (so a later Referenced snapshot finds
+    /// it).
+    fn add_mesh_tiles_to_library(&mut self) {
         for (_, t) in self.mesh.tiles() {
             if self.library.get(&t.content_id()).is_none() {
                 self.library.add(t);
@@ -267,21 +284,19 @@ impl TileCache {
         bytes: &[u8],
         extra: Option<&TileLibrary>,
     ) -> Result<ValidatedCacheSnapshot, RestoreError> {
-        let p = read::parse(bytes)?;
+        let p = read::parse(bytes, None)?;
         let library = Self::restore_library(&self.library, extra);
         let mesh = self
             .mesh
             .check_restore(p.mesh, &library)
             .map_err(|e| e.nested(p.mesh_at, "mesh"))?;
-        let order = self.check_queue(&p.queue, p.queue_at)?;
-        let cells = self.world.cells.len();
-        let (obstacles, volumes) = self.entries(p.obstacles, p.volumes);
+        let queue = self.check_queue(&p.queue, p.queue_at)?;
         Ok(ValidatedCacheSnapshot {
             next_obstacle: p.next_obstacle,
             next_volume: p.next_volume,
-            obstacles,
-            volumes,
-            queue: RebuildQueue::from_order(cells, &order),
+            obstacles: p.obstacles.new,
+            volumes: p.volumes.new,
+            queue,
             mesh,
             lists: p.lists.to_vec(),
             digest: self.digest(),
@@ -303,13 +318,13 @@ impl TileCache {
         );
         self.mesh.commit(v.mesh);
         self.swap_lists(
-            v.next_obstacle,
-            v.next_volume,
-            v.obstacles,
-            v.volumes,
-            v.queue,
-            v.lists,
+            (v.next_obstacle, v.next_volume),
+            Section::whole(v.obstacles),
+            Section::whole(v.volumes),
+            &v.queue,
+            &v.lists,
         );
+        self.add_mesh_tiles_to_library();
     }
 
     /// A new cache of `geometry` and `settings` (with `options`) in the snapshot's state

@@ -7,20 +7,43 @@ use onav::bytes::Reader;
 use onav::{FormatError, FormatReason as R};
 use onav_build3d::TileCell;
 
+use super::lists::ListsCode;
 use super::{ONTK_MAGIC, ONTK_VERSION};
-use crate::ids::{ObstacleId, VolumeId};
 use crate::limits::{
     CORNER_LEN, MAX_CORNERS, MAX_NEXT_ID, MAX_OBSTACLES, MAX_VOLUMES, MIN_CORNERS,
     OBSTACLE_COUNT_AT, OBSTACLE_MIN_LEN, QUEUE_ENTRY_LEN, VALUE_LEN, VOLUME_MIN_LEN,
 };
 use crate::shape::{Obstacle, ObstacleShape, ShapeError, Volume};
 
+/// One list of a snapshot as stage A read it: the records equal to the cache's own leading
+/// records (not parsed again), then the others, validated.
+pub(super) struct Section<T> {
+    /// How many leading records are byte for byte the cache's own (0 without a cache).
+    pub kept: usize,
+    /// The id of the last of them (0 when none).
+    pub last_kept: u32,
+    /// The records after them: id, value, and where the record ends (counted from the first
+    /// record of the list).
+    pub new: Vec<(u32, T, u32)>,
+}
+
+impl<T> Section<T> {
+    /// A list read in full.
+    pub fn whole(new: Vec<(u32, T, u32)>) -> Self {
+        Self {
+            kept: 0,
+            last_kept: 0,
+            new,
+        }
+    }
+}
+
 /// What stage A read.
 pub(super) struct Parsed<'a> {
     pub next_obstacle: u32,
     pub next_volume: u32,
-    pub obstacles: Vec<(ObstacleId, Obstacle)>,
-    pub volumes: Vec<(VolumeId, Volume)>,
+    pub obstacles: Section<Obstacle>,
+    pub volumes: Section<Volume>,
     /// The bytes of the lists (obstacle count to the last volume record).
     pub lists: &'a [u8],
     /// Offset of the queue length.
@@ -66,16 +89,64 @@ fn list_id(
     Ok(id)
 }
 
-/// Stage A: every field in byte order.
-pub(super) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, FormatError> {
+/// How many of the `n` leading records at `at` are byte for byte `own`'s leading records (the
+/// records of a list the cache wrote, with their `ends`), when the last of them has an id below
+/// `next`: those are valid (the cache's own, read back exactly) and need no second parse. 0 when
+/// the last id is not below `next`, so that the full parse reports it.
+fn kept_records(bytes: &[u8], at: usize, n: u32, own: &[u8], ends: &[u32], next: u32) -> usize {
+    let max = (n as usize).min(ends.len());
+    if max == 0 {
+        return 0;
+    }
+    let limit = ends[max - 1] as usize;
+    let p = super::lists::common_prefix(&bytes[at..], &own[..limit]);
+    let k = ends[..max].partition_point(|&e| e as usize <= p);
+    if last_id(own, ends, k) < next {
+        k
+    } else {
+        0
+    }
+}
+
+/// The id of the last of the `k` leading records of `own` (0 when `k` is 0).
+fn last_id(own: &[u8], ends: &[u32], k: usize) -> u32 {
+    if k == 0 {
+        return 0;
+    }
+    let start = if k == 1 { 0 } else { ends[k - 2] as usize };
+    u32::from_le_bytes([own[start], own[start + 1], own[start + 2], own[start + 3]])
+}
+
+/// Stage A: every field in byte order. With `own`, the encoding of the lists of the cache
+/// restored into, the leading records of each list equal to the cache's are skipped (they are
+/// valid); everything else is read as without it, with the same errors.
+pub(super) fn parse<'a>(
+    bytes: &'a [u8],
+    own: Option<&ListsCode>,
+) -> Result<Parsed<'a>, FormatError> {
     let mut r = Reader::new(bytes, 0);
     r.header(ONTK_MAGIC, ONTK_VERSION)?;
     let next_obstacle = next_id(&mut r, "next_obstacle_id")?;
     let next_volume = next_id(&mut r, "next_volume_id")?;
     let n = r.count("obstacle_count", MAX_OBSTACLES, OBSTACLE_MIN_LEN)?;
-    let mut obstacles = Vec::with_capacity(n as usize);
-    let mut prev = 0;
-    for i in 0..n {
+    let first = r.position();
+    let (kept, mut prev) = match own {
+        Some(c) => {
+            let (recs, ends) = (c.obstacle_records(), &c.obstacle_ends[..]);
+            let k = kept_records(bytes, first, n, recs, ends, next_obstacle);
+            if k > 0 {
+                r.bytes(ends[k - 1] as usize, "obstacle")?;
+            }
+            (k, last_id(recs, ends, k))
+        }
+        None => (0, 0),
+    };
+    let mut obstacles = Section {
+        kept,
+        last_kept: prev,
+        new: Vec::with_capacity(n as usize - kept),
+    };
+    for i in kept as u32..n {
         let id = list_id(&mut r, || format!("obstacle[{i}].id"), next_obstacle, prev)?;
         prev = id;
         let at = r.offset();
@@ -95,12 +166,27 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, FormatError> {
             let at = values_at + (VALUE_LEN * k) as u64;
             shape_error(e, &format!("obstacle[{i}]"), at)
         })?;
-        obstacles.push((ObstacleId(id), o));
+        obstacles.new.push((id, o, (r.position() - first) as u32));
     }
     let n = r.count("volume_count", MAX_VOLUMES, VOLUME_MIN_LEN)?;
-    let mut volumes = Vec::with_capacity(n as usize);
-    let mut prev = 0;
-    for i in 0..n {
+    let first = r.position();
+    let (kept, mut prev) = match own {
+        Some(c) => {
+            let (recs, ends) = (c.volume_records(), &c.volume_ends[..]);
+            let k = kept_records(bytes, first, n, recs, ends, next_volume);
+            if k > 0 {
+                r.bytes(ends[k - 1] as usize, "volume")?;
+            }
+            (k, last_id(recs, ends, k))
+        }
+        None => (0, 0),
+    };
+    let mut volumes = Section {
+        kept,
+        last_kept: prev,
+        new: Vec::with_capacity(n as usize - kept),
+    };
+    for i in kept as u32..n {
         let prefix = format!("volume[{i}]");
         let id = list_id(&mut r, || format!("{prefix}.id"), next_volume, prev)?;
         prev = id;
@@ -140,7 +226,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, FormatError> {
             };
             shape_error(e, &prefix, at)
         })?;
-        volumes.push((VolumeId(id), v));
+        volumes.new.push((id, v, (r.position() - first) as u32));
     }
     let queue_at = r.offset();
     let lists = &bytes[OBSTACLE_COUNT_AT as usize..queue_at as usize];

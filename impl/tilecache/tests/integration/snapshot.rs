@@ -470,3 +470,110 @@ fn field_aware_corruptions_name_the_field_and_offset() {
         Volume::new(0, 0.0, 0.0, vec![]),
     );
 }
+
+/// An in-place restore skips the leading records a snapshot shares with the cache's own lists
+/// (`spec/tilecache.md` TC31): whatever the cache holds (the snapshot's lists with records
+/// added at the end, removed at the end or in the middle, other values, its encoding made or
+/// not), the result and every error equal those of a check and commit into a cache with no
+/// obstacles or volumes, which parses every record.
+#[test]
+fn restoring_over_shared_leading_records_equals_a_full_parse() {
+    let fx = cache_fixture();
+    let mut c = busy();
+    let mut r = Rng(91);
+    let mut frames = Vec::new();
+    for k in 0..40u64 {
+        match k % 7 {
+            0..=2 => {
+                c.add_obstacle(random_obstacle(&mut r)).unwrap();
+            }
+            3 => {
+                c.add_volume(random_volume(&mut r)).unwrap();
+            }
+            4 => {
+                let n = c.obstacles().len() as u64;
+                if n > 0 {
+                    let id = c.obstacles().nth(r.below(n) as usize).unwrap().0;
+                    c.remove_obstacle(id).unwrap();
+                }
+            }
+            5 => {
+                let n = c.volumes().len() as u64;
+                if n > 0 {
+                    let id = c.volumes().nth(r.below(n) as usize).unwrap().0;
+                    c.remove_volume(id).unwrap();
+                }
+            }
+            _ => {
+                c.update(2).unwrap();
+            }
+        }
+        // Each frame is taken right after the cache wrote its snapshot (its list encoding is
+        // made); every other frame it writes a Full snapshot as well.
+        let s = c.snapshot(SnapshotMode::Referenced);
+        frames.push((c.clone(), s));
+        if k % 2 == 1 {
+            let _ = c.snapshot(SnapshotMode::Full);
+        }
+    }
+    let check = |target: &TileCache, s: &[u8]| -> Result<Vec<u8>, RestoreError> {
+        let mut fresh = fx.fresh.clone();
+        let v = fresh.check_restore(s, Some(target.library()))?;
+        fresh.commit(v);
+        Ok(fresh.snapshot(SnapshotMode::Referenced))
+    };
+    for (i, (from, _)) in frames.iter().enumerate() {
+        for (j, (_, s)) in frames.iter().enumerate() {
+            if (i + 3 * j) % 4 != 0 {
+                continue;
+            }
+            let mut a = from.clone();
+            if (i + j) % 2 == 0 {
+                // A removal drops the kept encoding: the restore makes it again.
+                let id = a.add_obstacle(random_obstacle(&mut r)).unwrap();
+                a.remove_obstacle(id).unwrap();
+            }
+            a.restore_with(s, c.library()).unwrap();
+            assert_eq!(&a.snapshot(SnapshotMode::Referenced), s, "{i} <- {j}");
+            assert_eq!(check(&c, s).unwrap(), *s);
+            // The same snapshot with lower next ids: refused as the full parse refuses it.
+            for at in [8usize, 12] {
+                let mut b = s.clone();
+                let next = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+                b[at..at + 4].copy_from_slice(&(next.max(2) - 1).to_le_bytes());
+                let mut a = from.clone();
+                let before = a.snapshot(SnapshotMode::Full);
+                let got = a
+                    .restore_with(&b, c.library())
+                    .map(|()| a.snapshot(SnapshotMode::Referenced));
+                assert_eq!(got, check(&c, &b), "{i} <- {j}, next id at {at}");
+                if got.is_err() {
+                    assert_eq!(a.snapshot(SnapshotMode::Full), before);
+                }
+            }
+        }
+    }
+}
+
+/// Additions extend the cache's kept list encoding in place (volumes after obstacles): the
+/// snapshot written from it equals the independent model's encoding of what it parses, and
+/// the snapshot a fresh cache writes after restoring it.
+#[test]
+fn additions_extend_the_kept_list_encoding_exactly() {
+    let fx = cache_fixture();
+    let mut c = busy();
+    let _ = c.snapshot(SnapshotMode::Referenced);
+    let mut r = Rng(17);
+    for k in 0..12 {
+        if k % 3 == 0 {
+            c.add_volume(random_volume(&mut r)).unwrap();
+        } else {
+            c.add_obstacle(random_obstacle(&mut r)).unwrap();
+        }
+        let s = c.snapshot(SnapshotMode::Referenced);
+        assert_eq!(OntkModel::parse(&s).unwrap().encode(), s, "step {k}");
+        let mut fresh = fx.fresh.clone();
+        fresh.restore_with(&s, c.library()).unwrap();
+        assert_eq!(fresh.snapshot(SnapshotMode::Referenced), s, "step {k}");
+    }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Writes (or checks, with --check) the build cases of the tile-layer limits L13, L14 and L17
+(spec/build3d.md §16.1): n_limit-vertices, n_limit-polygons and n_limit-detail-triangles.
+
+Each stacks F flat square floors of n x n cells (cells of 1 x 1 wu, 10 cells apart) and gives
+them a checkerboard of areas with one thin volume per odd diagonal i + j of cells (B25: a column
+is covered when its centre is inside the volume). Every walkable cell then differs in area from
+its four neighbours, so it is a region of its own (B28) with a corner at every kind change
+(B38), and the regions' corners are shared and welded (B40). The counts below follow by hand:
+per floor the ledge filter (B21) takes the outer ring, leaving (n - 2)^2 walkable cells and
+(n - 1)^2 welded corners; with verts_per_poly 3 each cell is two triangles, otherwise one quad
+(B42); without detail sampling a quad's detail mesh is two triangles (B44). No region touches a
+side of the tile (the ring is unwalkable), so every floor is in layer 0 (B35).
+"""
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+L = 1_048_575  # L13, L14, L16, L17
+
+
+def counts(n, floors, nvp):
+    cells = (n - 2) ** 2
+    polys = floors * cells * (2 if nvp == 3 else 1)
+    verts = floors * (n - 1) ** 2
+    tris = floors * cells * 2
+    return verts, polys, tris
+
+
+def fmt(v):
+    return str(int(v)) if v == int(v) else repr(v)
+
+
+def volumes(n):
+    # Cells (i, j) with i + j odd have centres on x + z = c, c = 2, 4, ..., 2n - 2; the volume
+    # is the strip |x + z - c| <= 0.25 for z in [-1, n + 1], counter-clockwise.
+    out = []
+    for c in range(2, 2 * n - 1, 2):
+        p = [[c + 0.75, -1], [c + 1.25, -1], [c + 0.25 - (n + 1), n + 1],
+             [c - 0.25 - (n + 1), n + 1]]
+        corners = ", ".join("[%s, %s]" % (fmt(a), fmt(b)) for a, b in p)
+        out.append("        - {area: 5, min_y: -1, max_y: 1000, polygon: [%s]}" % corners)
+    return "\n".join(out)
+
+
+def case(name, title, rule, kind, n, floors, nvp, notes):
+    verts, polys, tris = counts(n, floors, nvp)
+    obj = "".join(
+        f"        v 0 {10 * f} 0\n        v 0 {10 * f} {n}\n        v {n} {10 * f} {n}\n"
+        f"        v {n} {10 * f} 0\n        f -4 -3 -2 -1\n" for f in range(floors))
+    notes = notes.format(n=n, floors=floors, nvp=nvp, verts=verts, polys=polys, tris=tris,
+                         cells=(n - 2) ** 2, corners=(n - 1) ** 2, vols=n - 1, L=L)
+    body = f"""schema: 1
+id: build3d/{name}
+title: {title}
+class: reject
+spec: [build3d.md#{rule}, build3d.md#l{ {'vertices': 13, 'polygons': 14, 'detail_triangles': 17}[kind] }]
+features: [build3d]
+notes: |
+{notes.rstrip()}
+  Written by scenarios/build3d/tools/limit_cases.py.
+steps:
+  - bytes:
+      name: g
+      text: |
+{obj.rstrip()}
+  - settings:
+      name: s
+      cell_size: 1
+      cell_height: 1
+      agent_height: 2
+      agent_climb: 0
+      agent_radius: 0
+      region_min_area: 0
+      region_merge_area: 0
+      max_edge_len: 0
+      max_edge_error: 0
+      verts_per_poly: {nvp}
+      detail_sample_dist: 0
+      tile_size: 1024
+      volumes:
+{volumes(n)}
+  - build: {{obj: g, settings: s}}
+  - expect:
+      error: {{class: build, field: 'cell[0,0].layer[0].{kind}'}}
+"""
+    return name, body, (verts, polys, tris)
+
+
+INTRO = """  {floors} floors of {n} x {n} cells (1 x 1 wu, 10 cells apart) in one 1024-cell tile, with
+  {vols} diagonal volumes of area 5 over the cells whose i + j is odd: a checkerboard of areas 5
+  and 63, so every walkable cell is a region of its own (B28; no merge, B31, finds a neighbour
+  of its area) whose four corners are contour points (B38, max_edge_error 0) welded with its
+  neighbours' (B40). Per floor the ledge filter (B21) leaves {cells} walkable cells and
+  {corners} corners; no region reaches a tile side, so all floors are layer 0 (B35).
+"""
+
+
+def cases():
+    return [
+        case("n_limit-vertices",
+             "A tile-layer needing more than L13 = 1 048 575 vertices fails the build",
+             "b43", "vertices", 364, 8, 6,
+             INTRO + "  B43: {floors} x {corners} = {verts} vertices > L13 = {L}, while the "
+             "quads\n  number {polys} <= L14: cell[0,0].layer[0].vertices.\n"),
+        case("n_limit-polygons",
+             "A tile-layer needing more than L14 = 1 048 575 polygons fails the build",
+             "b43", "polygons", 259, 8, 3,
+             INTRO + "  With verts_per_poly 3 each cell is two triangles (B41, B42): {polys} "
+             "polygons > L14 = {L},\n  with {verts} <= L13 vertices: "
+             "cell[0,0].layer[0].polygons.\n"),
+        case("n_limit-detail-triangles",
+             "A tile-layer needing more than L17 = 1 048 575 detail triangles fails the build",
+             "b49", "detail_triangles", 259, 8, 4,
+             INTRO + "  With verts_per_poly 4 each cell is one quad (B42): {polys} polygons and "
+             "{verts}\n  vertices, within L13 and L14; without detail sampling each quad's "
+             "detail mesh is\n  two triangles (B44): {tris} > L17 = {L} with no extra detail "
+             "vertex:\n  cell[0,0].layer[0].detail_triangles.\n"),
+    ]
+
+
+def main():
+    check = "--check" in sys.argv
+    bad = 0
+    for name, body, (verts, polys, tris) in cases():
+        path = HERE / f"{name}.yaml"
+        print(f"{name}: vertices {verts}, polygons {polys}, detail triangles {tris}")
+        if check:
+            if not path.exists() or path.read_text() != body:
+                print(f"  {path} differs from what this tool writes")
+                bad += 1
+        else:
+            path.write_text(body)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""An independent reader of the tile cache goldens (golden/bytes/tilecache/**.bin), written from
+the seed's "Tile cache snapshot" layout and spec/tilecache.md §6 alone (no onav code): it parses
+every ONTK byte by byte, the mesh snapshot it holds by spec/snapshot.md §4, checks the reading
+rules TC18-TC28 (and the queue against the 5 x 5 cached cells of the suite's floor, TC29 C), and
+compares each golden with what its scenario says it holds. For the busy cache it also checks that
+every offset tools/cases.py computes for the must-reject cases is where this reader finds that
+field, and that cases.py's MESH_LEN is the golden's mesh length.
+
+    scenarios/tilecache/tools/check_ontk.py     exit 0 when every golden passes
+"""
+import hashlib
+import math
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..", "..")
+sys.path.insert(0, HERE)
+import cases  # noqa: E402
+
+SHAPES = {1: ("cylinder", 5), 2: ("box", 6), 3: ("oriented_box", 7)}
+# The cached cells of the suite's floor (TC1, B15): columns and rows -1 ..= 3.
+CELLS = {(c, r) for c in range(-1, 4) for r in range(-1, 4)}
+
+
+class Bad(Exception):
+    pass
+
+
+class Reader:
+    def __init__(self, b):
+        self.b, self.at, self.fields = b, 0, {}
+
+    def take(self, fmt, name):
+        n = struct.calcsize(fmt)
+        if self.at + n > len(self.b):
+            raise Bad(f"{name}: truncated at {self.at}")
+        v = struct.unpack_from("<" + fmt, self.b, self.at)
+        self.fields[name] = self.at
+        self.at += n
+        return v[0] if len(v) == 1 else v
+
+    def f64(self, name):
+        v = self.take("d", name)
+        if not math.isfinite(v):
+            raise Bad(f"{name} is not finite")
+        return v
+
+
+def cross(o, a, b):
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def convex(poly):
+    """Strictly convex with every turn of one sign (the sign is the winding)."""
+    k = len(poly)
+    turns = [cross(poly[j], poly[(j + 1) % k], poly[(j + 2) % k]) for j in range(k)]
+    if all(t > 0 for t in turns):
+        return 1
+    if all(t < 0 for t in turns):
+        return -1
+    return 0
+
+
+def parse_onps(b, base):
+    """The mesh snapshot (snapshot.md §4): the header, params, the slots section; returns slots."""
+    if b[:4] != b"ONPS":
+        raise Bad("mesh: magic")
+    version, flags = struct.unpack_from("<HH", b, 4)
+    if (version, flags) != (2, 0):
+        raise Bad(f"mesh: version {version} flags {flags}")
+    params = b[8:76]
+    digest = params[36:68]
+    slot_count_params = struct.unpack_from("<I", params, 32)[0]
+    nsec = struct.unpack_from("<I", b, 76)[0]
+    at = 80
+    slots = []
+    for _ in range(nsec):
+        sid, res, ln = struct.unpack_from("<HHI", b, at)
+        at += 8
+        end = at + ln
+        if sid != 1 or res != 0:
+            raise Bad(f"mesh: section {sid}")
+        n = struct.unpack_from("<I", b, at)[0]
+        at += 4
+        if n != slot_count_params:
+            raise Bad("mesh: slot count differs from params")
+        for _ in range(n):
+            gen, kind = struct.unpack_from("<IB", b, at)
+            at += 5
+            slot = {"gen": gen, "kind": kind}
+            if kind == 1:
+                tl = struct.unpack_from("<I", b, at)[0]
+                tile = b[at + 4: at + 4 + tl]
+                at += 4 + tl
+                if tile[:4] != b"ONTL":
+                    raise Bad("mesh: a tile without ONTL")
+                slot["id"] = hashlib.sha256(tile).digest()
+                slot["tile"] = tile
+            elif kind == 2:
+                slot["id"] = b[at: at + 32]
+                at += 32
+            elif kind != 0:
+                raise Bad(f"mesh: slot kind {kind}")
+            if kind:
+                ne = struct.unpack_from("<I", b, at)[0]
+                at += 4 + 7 * ne
+                nd = struct.unpack_from("<I", b, at)[0]
+                at += 4 + 4 * nd
+            slots.append(slot)
+        if at != end:
+            raise Bad(f"mesh: section length {ln} is not its body ({at - end:+})")
+    if at != len(b):
+        raise Bad(f"mesh: {len(b) - at} bytes after the sections")
+    return {"digest": digest, "slots": slots, "slot_count": slot_count_params}
+
+
+def parse(b):
+    r = Reader(b)
+    if r.take("4s", "magic") != b"ONTK":
+        raise Bad("magic")  # TC18
+    if r.take("H", "version") != 1:
+        raise Bad("version")
+    if r.take("H", "flags") != 0:
+        raise Bad("flags")
+    nxo, nxv = r.take("I", "next_obstacle_id"), r.take("I", "next_volume_id")
+    for v, n in [(nxo, "next_obstacle_id"), (nxv, "next_volume_id")]:  # TC20
+        if not 1 <= v <= 2**31 - 1:
+            raise Bad(n)
+    o = r.take("I", "obstacle_count")
+    if o > min(2**20, (len(b) - r.at) // 13):  # TC21
+        raise Bad("obstacle_count")
+    obstacles, last = [], 0
+    for i in range(o):
+        oid = r.take("I", f"obstacle[{i}].id")
+        code = r.take("B", f"obstacle[{i}].shape")
+        if code not in SHAPES:  # TC22
+            raise Bad(f"obstacle[{i}].shape")
+        name, k = SHAPES[code]
+        vals = [r.f64(f"obstacle[{i}].v{j}") for j in range(k)]
+        if name == "cylinder" and not (vals[3] > 0 and vals[4] > 0):
+            raise Bad(f"obstacle[{i}] cylinder sizes")
+        if name == "box" and not all(vals[3 + a] > vals[a] for a in range(3)):
+            raise Bad(f"obstacle[{i}] box corners")
+        if name == "oriented_box" and not all(vals[3 + a] > 0 for a in range(3)):
+            raise Bad(f"obstacle[{i}] half extents")
+        if not (1 <= oid < nxo) or oid <= last:  # TC23
+            raise Bad(f"obstacle[{i}].id")
+        last = oid
+        obstacles.append((oid, name, vals))
+    v = r.take("I", "volume_count")
+    if v > min(2**20, (len(b) - r.at) // 41):  # TC24
+        raise Bad("volume_count")
+    volumes, last = [], 0
+    for i in range(v):
+        vid = r.take("I", f"volume[{i}].id")
+        area = r.take("B", f"volume[{i}].area")
+        lo, hi = r.f64(f"volume[{i}].min_y"), r.f64(f"volume[{i}].max_y")
+        k = r.take("I", f"volume[{i}].corner_count")
+        if area > 63 or hi < lo or not 3 <= k <= 256:  # TC25
+            raise Bad(f"volume[{i}] area, y range or corner count")
+        corners = [(r.f64(f"volume[{i}].corner[{j}].x"), r.f64(f"volume[{i}].corner[{j}].z")) for j in range(k)]
+        if convex(corners) == 0:
+            raise Bad(f"volume[{i}] not strictly convex")
+        if not (1 <= vid < nxv) or vid <= last:  # TC26
+            raise Bad(f"volume[{i}].id")
+        last = vid
+        volumes.append((vid, area, lo, hi, corners))
+    q = r.take("I", "queue_length")
+    if q > (len(b) - r.at) // 8 or q > len(CELLS):  # TC27, TC29 C
+        raise Bad("queue_length")
+    queue = []
+    for j in range(q):
+        cell = (r.take("i", f"queue[{j}]"), r.take("i", f"queue[{j}].row"))
+        if cell in queue or cell not in CELLS:
+            raise Bad(f"queue[{j}]")
+        queue.append(cell)
+    ml = r.take("I", "mesh_length")
+    if ml > len(b) - r.at:  # TC28
+        raise Bad("mesh_length")
+    r.fields["mesh"] = r.at
+    mesh = parse_onps(b[r.at: r.at + ml], r.at)
+    if r.at + ml != len(b):
+        raise Bad("trailing bytes")
+    windings = {convex(c[4]) for c in volumes}
+    return {"next": (nxo, nxv), "obstacles": obstacles, "volumes": volumes, "queue": queue,
+            "mesh_length": ml, "mesh": mesh, "fields": r.fields, "windings": windings}
+
+
+def same_polygon(given, stored):
+    """The stored corners are the given ones, in that order or reversed (one winding, TC5)."""
+    g = [tuple(map(float, p)) for p in given]
+    return stored == g or stored == list(reversed(g)) or any(
+        stored == (list(reversed(g)))[s:] + (list(reversed(g)))[:s] for s in range(len(g)))
+
+
+def expect_lists(p, obstacles, volumes):
+    got = [(n, v) for _, n, v in p["obstacles"]]
+    want = [(n, [float(x) for x in v]) for n, v in obstacles]
+    if got != want:
+        raise Bad(f"obstacles {got} != {want}")
+    if [o[0] for o in p["obstacles"]] != list(range(1, len(obstacles) + 1)):
+        raise Bad("obstacle ids are not 1 ..")
+    if len(p["volumes"]) != len(volumes):
+        raise Bad("volume count")
+    for (vid, area, lo, hi, corners), (a2, lo2, hi2, poly) in zip(p["volumes"], volumes):
+        if (area, lo, hi) != (a2, float(lo2), float(hi2)) or not same_polygon(poly, corners):
+            raise Bad(f"volume {vid}: {area} {lo} {hi} {corners}")
+    if len(p["windings"]) > 1:
+        raise Bad("volumes stored in both windings")
+
+
+def full_mesh(p):
+    """A Full mesh snapshot: every occupied slot inline, each tile's settings digest the params'."""
+    for s in p["mesh"]["slots"]:
+        if s["kind"] == 2:
+            raise Bad("a Full golden with a referenced slot")
+        if s["kind"] == 1 and s["tile"][40:72] != p["mesh"]["digest"]:
+            raise Bad("a tile of another settings digest")
+
+
+def referenced_of(b):
+    """The Referenced ONTK of the same state as the Full ONTK `b`, derived by the layouts alone
+    (TC30, snapshot.md §4, S22): every inline tile (kind 1, u32 length, bytes) becomes kind 2 and
+    the tile's SHA-256 (its content id), the slots section's length and mesh_length follow."""
+    p = parse(b)
+    m = p["fields"]["mesh"]
+    mesh = b[m:]
+    body = bytearray(mesh[80 + 8: 80 + 8 + 4])
+    at = 80 + 8 + 4
+    for s in p["mesh"]["slots"]:
+        gen, kind = struct.unpack_from("<IB", mesh, at)
+        at += 5
+        if kind == 0:
+            body += struct.pack("<IB", gen, 0)
+            continue
+        if kind == 1:
+            tl = struct.unpack_from("<I", mesh, at)[0]
+            body += struct.pack("<IB", gen, 2) + hashlib.sha256(mesh[at + 4: at + 4 + tl]).digest()
+            at += 4 + tl
+        else:
+            body += struct.pack("<IB", gen, 2) + mesh[at: at + 32]
+            at += 32
+        ne = struct.unpack_from("<I", mesh, at)[0]
+        nd = struct.unpack_from("<I", mesh, at + 4 + 7 * ne)[0]
+        n = 4 + 7 * ne + 4 + 4 * nd
+        body += mesh[at: at + n]
+        at += n
+    new_mesh = mesh[:80] + struct.pack("<HHI", 1, 0, len(body)) + bytes(body)
+    return b[: m - 4] + struct.pack("<I", len(new_mesh)) + new_mesh
+
+
+def check_busy(p):
+    expect_lists(p, cases.OBSTACLES + cases.LATE, cases.VOLUMES)
+    if p["queue"] != [(0, 0), (2, 0)] or p["next"] != (6, 3):
+        raise Bad(f"busy queue {p['queue']} next {p['next']}")
+    if cases.REFERENCED != (len(p["referenced"]), hashlib.sha256(p["referenced"]).hexdigest()):
+        raise Bad(f"cases.py REFERENCED {cases.REFERENCED}; derived from the Full golden: "
+                  f"{len(p['referenced'])} {hashlib.sha256(p['referenced']).hexdigest()}")
+    if cases.MESH_LEN != p["mesh_length"]:
+        raise Bad(f"cases.py MESH_LEN {cases.MESH_LEN}, the golden's mesh is {p['mesh_length']} bytes")
+    at = cases.layout()
+    mine = dict(p["fields"])
+    names = {"cylinder": ["x", "y", "z", "radius", "height"], "box": ["min_x", "min_y", "min_z", "max_x", "max_y", "max_z"],
+             "oriented_box": ["x", "y", "z", "half_x", "half_y", "half_z", "rotation"]}
+    for i, (_, n, _) in enumerate(p["obstacles"]):
+        for k, name in enumerate(names[n]):
+            mine[f"obstacle[{i}].{name}"] = mine[f"obstacle[{i}].v{k}"]
+    for i, v in enumerate(p["volumes"]):
+        for j in range(len(v[4])):
+            mine[f"volume[{i}].corner[{j}]"] = mine[f"volume[{i}].corner[{j}].x"]
+    m = mine["mesh"]
+    mine.update({"mesh.magic": m, "mesh.params": m + 8, "mesh.params.settings_digest": m + 44,
+                 "end": m + p["mesh_length"]})
+    for k, off in at.items():
+        if mine.get(k) != off:
+            raise Bad(f"cases.py puts {k} at {off}, the golden has it at {mine.get(k)}")
+    return len(at)
+
+
+def main():
+    base = os.path.join(ROOT, "golden", "bytes", "tilecache")
+    expected = {
+        "y_create-is-the-build/empty-full": lambda p: (expect_lists(p, [], []), p["queue"] == [] or Bad("queue"),
+                                                       p["mesh"]["slot_count"] == 9 + len(CELLS) or Bad("slots")),
+        "y_obstacles-every-shape/cut-full": lambda p: (expect_lists(p, cases.OBSTACLES, []), p["queue"] == [] or Bad("queue")),
+        "y_busy-snapshot/busy-full": check_busy,
+        "y_volumes/volumes-full": lambda p: (p["next"] == (2, 4) or Bad("next ids"), len(p["volumes"]) == 3 or Bad("volumes")),
+    }
+    bad = 0
+    seen = set()
+    for case in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        for f in sorted(os.listdir(os.path.join(base, case))):
+            key = f"{case}/{f[:-4]}"
+            seen.add(key)
+            b = open(os.path.join(base, case, f), "rb").read()
+            try:
+                p = parse(b)
+                full_mesh(p)
+                p["referenced"] = referenced_of(b)
+                parse(p["referenced"])
+                extra = expected[key](p) if key in expected else None
+                if isinstance(extra, tuple):
+                    for e in extra:
+                        if isinstance(e, Bad):
+                            raise e
+                tiles = sum(1 for s in p["mesh"]["slots"] if s["kind"])
+                print(f"ok   {key}: {len(b)} bytes, {len(p['obstacles'])} obstacles, {len(p['volumes'])} volumes, "
+                      f"queue {p['queue']}, {tiles} tiles in {p['mesh']['slot_count']} slots"
+                      + (f", {extra} offsets of cases.py confirmed" if isinstance(extra, int) else ""))
+            except (Bad, KeyError, struct.error) as e:
+                print(f"FAIL {key}: {e}")
+                bad += 1
+    for key in sorted(set(expected) - seen):
+        print(f"FAIL {key}: no golden")
+        bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
