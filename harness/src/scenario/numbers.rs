@@ -20,6 +20,35 @@ impl Serialize for Exact {
     }
 }
 
+/// A float of a query step or of an expected `cost` (`spec/conformance.md` §2.1, §2.3): an
+/// [`Exact`] float, or `inf`, `-inf` or `nan`, the wire's strings for them (§6.3), so that a case
+/// can send the non-finite inputs a query must refuse and expect a cost past the binary64 range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WireFloat(pub f64);
+
+impl<'de> Deserialize<'de> for WireFloat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.trim() {
+            "inf" => Ok(Self(f64::INFINITY)),
+            "-inf" => Ok(Self(f64::NEG_INFINITY)),
+            "nan" => Ok(Self(f64::NAN)),
+            t => parse_exact(t).map(Self).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for WireFloat {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            x if x.is_nan() => s.serialize_str("nan"),
+            x if x == f64::INFINITY => s.serialize_str("inf"),
+            x if x == f64::NEG_INFINITY => s.serialize_str("-inf"),
+            x => Exact(x).serialize(s),
+        }
+    }
+}
+
 /// A number or hex text that is not what the scenario format allows.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NumberError {

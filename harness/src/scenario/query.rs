@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::numbers::Exact;
+use super::numbers::{Exact, WireFloat};
 use super::refs::RefError;
 use crate::limits::DEFAULT_MAX_NODES;
 use crate::protocol::query::Op;
+use crate::protocol::wire::float;
 
 /// A query step with keys its query does not take, or without one it needs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,7 +41,7 @@ pub struct FilterSpec {
     pub exclude: Option<u16>,
     /// Area costs by area (default 1.0 each).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub area_costs: BTreeMap<u8, Exact>,
+    pub area_costs: BTreeMap<u8, WireFloat>,
 }
 
 /// A query step: `find_nearest_poly`, `find_path`, `find_straight_path` or `raycast`. Which keys
@@ -54,9 +55,9 @@ pub struct QueryStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_nodes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub center: Option<[Exact; 3]>,
+    pub center: Option<[WireFloat; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub half_extents: Option<[Exact; 3]>,
+    pub half_extents: Option<[WireFloat; 3]>,
     /// Start polygon (a reference spec).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
@@ -64,9 +65,9 @@ pub struct QueryStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start_pos: Option<[Exact; 3]>,
+    pub start_pos: Option<[WireFloat; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub end_pos: Option<[Exact; 3]>,
+    pub end_pos: Option<[WireFloat; 3]>,
     /// Corridor polygons (reference specs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corridor: Option<Vec<String>>,
@@ -131,7 +132,7 @@ impl QueryStep {
         &self,
         resolve: &dyn Fn(&str) -> Result<String, RefError>,
     ) -> Result<Value, RefError> {
-        let p = |v: &[Exact; 3]| json!([v[0].0, v[1].0, v[2].0]);
+        let p = |v: &[WireFloat; 3]| json!([float(v[0].0), float(v[1].0), float(v[2].0)]);
         let mut o = Map::new();
         o.insert(
             "max_nodes".into(),
@@ -168,7 +169,11 @@ impl QueryStep {
                 fo.insert("exclude".into(), json!(e));
             }
             if !f.area_costs.is_empty() {
-                let pairs: Vec<Value> = f.area_costs.iter().map(|(a, c)| json!([a, c.0])).collect();
+                let pairs: Vec<Value> = f
+                    .area_costs
+                    .iter()
+                    .map(|(a, c)| json!([a, float(c.0)]))
+                    .collect();
                 fo.insert("area_costs".into(), Value::Array(pairs));
             }
             o.insert("filter".into(), Value::Object(fo));
@@ -217,7 +222,7 @@ pub struct QueryExpect {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<Exact>,
+    pub cost: Option<WireFloat>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<Vec<PointExpect>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,7 +302,7 @@ impl QueryExpect {
             o.insert("status".into(), json!(v));
         }
         if let Some(v) = self.cost {
-            o.insert("cost".into(), json!(v.0));
+            o.insert("cost".into(), float(v.0));
         }
         if let Some(v) = &self.points {
             let mut pts = Vec::new();

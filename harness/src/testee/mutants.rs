@@ -89,6 +89,22 @@ pub enum Rule {
     SubnormalSizeRejected,
     /// Area 63 is refused (R12 read as `< 63`).
     Area63Rejected,
+    /// Queries check their references before the pool size (steps 1 and 3 of queries.md E1
+    /// swapped).
+    QueryRefBeforePoolSize,
+    /// Queries check their references before the filter (steps 2 and 3 of E1 swapped).
+    QueryRefBeforeFilter,
+    /// Queries check their points before their references (steps 3 and 4 of E1 swapped).
+    QueryPointsBeforeRefs,
+    /// `find_straight_path` walks the corridor's pairs before checking its last polygon (steps 3
+    /// and 5 of E1 swapped).
+    StraightLinksBeforeLast,
+    /// `find_straight_path` refuses an invalid polygon in the middle of a corridor as
+    /// `InvalidRef` (E2 broken).
+    CorridorMiddleInvalidRef,
+    /// A reference of generation 0 given to `find_path` or `raycast` is `InvalidInput` (the
+    /// reference testee's old answer; §1.3 says `InvalidRef`).
+    GenerationZeroInvalidInput,
 }
 
 /// Every rule mutant: its name, what it breaks, and the cases that must catch it.
@@ -199,6 +215,47 @@ pub const RULE_MUTANTS: &[(Rule, &str, &[&str])] = &[
         Rule::Area63Rejected,
         "area-63-rejected",
         &["navmesh/y_area-flags-edits"],
+    ),
+    (
+        Rule::QueryRefBeforePoolSize,
+        "query-ref-before-pool-size",
+        &["query/n_order-pool-size-before-ref"],
+    ),
+    (
+        Rule::QueryRefBeforeFilter,
+        "query-ref-before-filter",
+        &[
+            "query/n_order-filter-before-ref",
+            "query/n_order-raycast-cost-before-ref",
+        ],
+    ),
+    (
+        Rule::QueryPointsBeforeRefs,
+        "query-points-before-refs",
+        &[
+            "query/n_order-path-ref-before-position",
+            "query/n_order-raycast-ref-before-position",
+            "query/n_order-straight-ref-before-position",
+        ],
+    ),
+    (
+        Rule::StraightLinksBeforeLast,
+        "straight-links-before-last",
+        &["query/n_order-straight-last-ref-before-links"],
+    ),
+    (
+        Rule::CorridorMiddleInvalidRef,
+        "corridor-middle-invalid-ref",
+        &[
+            "query/n_straight-stale-middle",
+            "query/n_straight-forged-middle",
+            "query/n_straight-generation-zero-middle",
+        ],
+    ),
+    (
+        Rule::GenerationZeroInvalidInput,
+        "generation-zero-invalid-input",
+        &["query/n_path-generation-zero-start"],
     ),
 ];
 
@@ -479,8 +536,114 @@ impl<B: Backend> Mutant<B> {
         Some((positions, free))
     }
 
+    /// Whether `raw` is a valid polygon reference of `mesh` now (`is_valid_ref`).
+    fn ref_valid(&mut self, mesh: &Value, raw: u64) -> Result<bool, BackendFailure> {
+        let r = self.inner.call(&Request::IsValidRef {
+            mesh: mesh.clone(),
+            poly_ref: crate::protocol::ref_to_hex(raw),
+        })?;
+        Ok(matches!(&r, Reply::Ok { fields } if fields.get("valid") == Some(&Value::Bool(true))))
+    }
+
+    /// A query answered with one step of the check order (`queries.md` E1, E2) broken, or `None`
+    /// to answer it as the reference does.
+    fn query_rule(&mut self, rule: Rule, req: &Request) -> Result<Option<Reply>, BackendFailure> {
+        use crate::protocol::query::{Args, Op};
+        let (Some((mesh, args)), op) = (query_request(req), req.op()) else {
+            return Ok(None);
+        };
+        let Ok(a) = Args::parse(op, args) else {
+            return Ok(None);
+        };
+        let refs: Vec<u64> = match a.op {
+            Op::Nearest => vec![],
+            Op::Path => vec![a.start_ref, a.end_ref],
+            Op::Raycast => vec![a.start_ref],
+            Op::StraightPath => a
+                .corridor
+                .first()
+                .into_iter()
+                .chain(a.corridor.last())
+                .copied()
+                .collect(),
+        };
+        let mut some_ref_invalid = false;
+        for &r in &refs {
+            some_ref_invalid |= !self.ref_valid(mesh, r)?;
+        }
+        let pool_bad = a.max_nodes == 0 || a.max_nodes > onav::limits::MAX_QUERY_NODES;
+        let takes_filter = matches!(a.op, Op::Nearest | Op::Path | Op::Raycast);
+        let filter_bad = takes_filter
+            && a.area_costs
+                .iter()
+                .any(|&(area, c)| area > 63 || !c.is_finite() || c < 0.0);
+        let points: &[[f64; 3]] = match a.op {
+            Op::Nearest => &[a.center, a.half_extents],
+            _ => &[a.start_pos, a.end_pos],
+        };
+        let points_bad = points.iter().flatten().any(|c| !c.is_finite());
+        let query = |field: &str| {
+            Some(Reply::Rejected {
+                class: "query".into(),
+                field: field.into(),
+                offset: None,
+                message: format!("mutant: {field}"),
+            })
+        };
+        Ok(match rule {
+            Rule::QueryRefBeforePoolSize if pool_bad && some_ref_invalid => query("invalid_ref"),
+            Rule::QueryRefBeforeFilter if !pool_bad && filter_bad && some_ref_invalid => {
+                query("invalid_ref")
+            }
+            Rule::QueryPointsBeforeRefs if !pool_bad && !filter_bad && points_bad => {
+                query("invalid_input")
+            }
+            Rule::StraightLinksBeforeLast
+                if a.op == Op::StraightPath && a.corridor.len() >= 3 && some_ref_invalid =>
+            {
+                // The pairs walked first: the corridor without its last polygon.
+                let mut head = args.clone();
+                head["corridor"] = a.corridor[..a.corridor.len() - 1]
+                    .iter()
+                    .map(|&r| Value::from(crate::protocol::ref_to_hex(r)))
+                    .collect();
+                let r = self.inner.call(&Request::FindStraightPath {
+                    mesh: mesh.clone(),
+                    args: head,
+                })?;
+                match rejection(&mut r.clone()) {
+                    Some((_, field, _)) if field == "invalid_input" => query("invalid_input"),
+                    _ => None,
+                }
+            }
+            Rule::CorridorMiddleInvalidRef if a.op == Op::StraightPath && a.corridor.len() >= 3 => {
+                let mut middle_invalid = false;
+                for &r in &a.corridor[1..a.corridor.len() - 1] {
+                    middle_invalid |= !self.ref_valid(mesh, r)?;
+                }
+                if middle_invalid && !pool_bad && !some_ref_invalid {
+                    query("invalid_ref")
+                } else {
+                    None
+                }
+            }
+            Rule::GenerationZeroInvalidInput
+                if matches!(a.op, Op::Path | Op::Raycast)
+                    && !pool_bad
+                    && !filter_bad
+                    && refs.iter().any(|&r| r >> 40 == 0) =>
+            {
+                query("invalid_input")
+            }
+            _ => None,
+        })
+    }
+
     /// A request answered by the reference with one rule broken.
     fn rule_call(&mut self, rule: Rule, req: &Request) -> Result<Reply, BackendFailure> {
+        if let Some(r) = self.query_rule(rule, req)? {
+            return Ok(r);
+        }
         match (rule, req) {
             (Rule::Protocol1, Request::Hello { protocol }) if *protocol != 1 => {
                 return Ok(wire::error(format!(
@@ -616,6 +779,17 @@ impl<B: Backend> Mutant<B> {
             }
         }
         Ok(r)
+    }
+}
+
+/// The mesh and `args` of a query request.
+fn query_request(req: &Request) -> Option<(&Value, &Value)> {
+    match req {
+        Request::FindNearestPoly { mesh, args }
+        | Request::FindPath { mesh, args }
+        | Request::FindStraightPath { mesh, args }
+        | Request::Raycast { mesh, args } => Some((mesh, args)),
+        _ => None,
     }
 }
 

@@ -9,8 +9,7 @@ use serde_json::{json, Value};
 
 use onav::query::{NavMeshQuery, QueryError, QueryFilter, StraightPathOptions};
 use onav::{
-    read_mesh, write_mesh, Generation, LinkEnd, LinkKind, NavMeshSnapshot, PolyIndex, PolyRef,
-    Side, SlotIndex, TileRef, TiledNavMesh,
+    read_mesh, write_mesh, LinkEnd, LinkKind, NavMeshSnapshot, PolyRef, Side, TileRef, TiledNavMesh,
 };
 
 use crate::protocol::cache::Caches;
@@ -295,12 +294,14 @@ impl Reference {
             }
             Ok(f)
         };
-        let poly = |raw: u64| -> Result<PolyRef, Reply> {
+        // A reference of generation 0 has no `PolyRef`: never valid, so `InvalidRef` where the
+        // query checks its references (`spec/queries.md` §1.3, after the pool size and filter).
+        let poly = |raw: u64, what: &str| -> Result<PolyRef, Reply> {
             PolyRef::from_raw(raw).ok_or_else(|| Reply::Rejected {
                 class: "query".into(),
-                field: "invalid_input".into(),
+                field: "invalid_ref".into(),
                 offset: None,
-                message: "invalid input: a reference with generation 0 is never valid".into(),
+                message: format!("invalid polygon reference {raw:#018x} (generation 0) for {what}"),
             })
         };
         let refs = |v: &[PolyRef]| -> Value {
@@ -324,7 +325,7 @@ impl Reference {
             }
             query::Op::Path => {
                 let f = filter(a)?;
-                let (s, e) = (poly(a.start_ref)?, poly(a.end_ref)?);
+                let (s, e) = (poly(a.start_ref, "start_ref")?, poly(a.end_ref, "end_ref")?);
                 let p = q
                     .find_path(s, e, a.start_pos, a.end_pos, &f)
                     .map_err(|e| match e {
@@ -338,27 +339,36 @@ impl Reference {
                 ])
             }
             query::Op::StraightPath => {
-                let corridor = a
-                    .corridor
+                let options = StraightPathOptions {
+                    area_crossings: a.area_crossings,
+                    all_crossings: a.all_crossings,
+                };
+                let c = &a.corridor;
+                let ends = match (c.first(), c.last()) {
+                    (Some(&f), Some(&l)) => {
+                        vec![poly(f, "corridor[0]")?, poly(l, "corridor[last]")?]
+                    }
+                    _ => Vec::new(),
+                };
+                let Some(corridor) = c
                     .iter()
-                    .map(|&r| poly(r))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|_| {
-                        query_rejected(&QueryError::InvalidRef {
-                            poly: PolyRef::new(Generation::FIRST, SlotIndex(0), PolyIndex(0)),
-                            what: "corridor",
-                        })
-                    })?;
+                    .map(|&r| PolyRef::from_raw(r))
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    // A middle polygon of generation 0: no polygon links to it, so the corridor
+                    // is not linked (§1.3), once the ends and the positions have passed.
+                    q.find_straight_path(a.start_pos, a.end_pos, &ends, options)
+                        .map_err(rej)?;
+                    return Err(Reply::Rejected {
+                        class: "query".into(),
+                        field: "invalid_input".into(),
+                        offset: None,
+                        message: "invalid input: a corridor polygon of generation 0 is not linked"
+                            .into(),
+                    });
+                };
                 let pts = q
-                    .find_straight_path(
-                        a.start_pos,
-                        a.end_pos,
-                        &corridor,
-                        StraightPathOptions {
-                            area_crossings: a.area_crossings,
-                            all_crossings: a.all_crossings,
-                        },
-                    )
+                    .find_straight_path(a.start_pos, a.end_pos, &corridor, options)
                     .map_err(rej)?;
                 let pts: Vec<Value> = pts
                     .iter()
@@ -370,7 +380,7 @@ impl Reference {
             }
             query::Op::Raycast => {
                 let f = filter(a)?;
-                let s = poly(a.start_ref)?;
+                let s = poly(a.start_ref, "start_ref")?;
                 let h = q
                     .raycast(
                         s,

@@ -141,14 +141,15 @@ impl NavMeshQuery<'_> {
         out: &mut Vec<StraightPoint>,
     ) -> Result<(), QueryError> {
         out.clear();
-        finite(&start_pos, "start_pos")?;
-        finite(&end_pos, "end_pos")?;
+        // The check order of `spec/queries.md` §1.3: references, then positions, then the links.
         let n = corridor.len();
         let (Some(&first), Some(&last)) = (corridor.first(), corridor.last()) else {
             return Err(InvalidInput::EmptyCorridor.into());
         };
         let g0 = self.ground(first, "corridor[0]")?;
         let gn = self.ground(last, "corridor[last]")?;
+        finite(&start_pos, "start_pos")?;
+        finite(&end_pos, "end_pos")?;
         self.portals(corridor, scratch)?;
         let Scratch { portals, polys, .. } = scratch;
 
