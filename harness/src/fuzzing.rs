@@ -84,10 +84,13 @@ impl Budget {
                     }
                 }
                 Step::Bytes(b) => {
+                    // The copies are made here, stopping at the budget: their size is only
+                    // known by making them (spec/conformance.md §1.13).
                     b.file.is_none()
-                        && b.repeat
-                            .as_ref()
-                            .is_none_or(|r| r.max_len() <= self.bytes as u64)
+                        && b.repeat.as_ref().is_none_or(|r| {
+                            r.expand(b.text.as_deref().unwrap_or_default(), self.bytes as u64)
+                                .is_ok()
+                        })
                 }
                 // Builds have their own target (`build_input`), within a budget of their own.
                 Step::Build(_) => false,

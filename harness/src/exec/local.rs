@@ -10,7 +10,7 @@ use onav::{AgentSizes, NavTile, RawTile};
 use super::{harness, Done, Exec, Stop, R};
 use crate::exec::Status;
 use crate::files::patch;
-use crate::scenario::{parse_hex, world, RawEdit, Step};
+use crate::scenario::{parse_hex, world, RawEdit, RepeatFault, Step};
 
 impl Exec<'_> {
     /// Runs a local step.
@@ -53,19 +53,18 @@ impl Exec<'_> {
             }
             Step::Bytes(b) if b.repeat.is_some() => {
                 let r = b.repeat.as_ref().expect("matched");
-                let max = self.opts.max_bytes as u64;
                 let head = b.text.as_deref().unwrap_or_default();
-                if r.max_len().saturating_add(head.len() as u64) > max {
-                    return harness(format!(
-                        "repeat: up to {} bytes, more than the {max} a step may make",
-                        r.max_len()
-                    ));
-                }
-                let Some(copies) = r.expand() else {
-                    return harness("repeat: a v line without three finite numbers");
+                let v = match r.expand(head, self.opts.max_bytes as u64) {
+                    Ok(v) => v,
+                    Err(RepeatFault::Vertex) => {
+                        return harness("repeat: a v line without three finite numbers")
+                    }
+                    Err(RepeatFault::TooLong { max }) => {
+                        return harness(format!(
+                            "repeat: more than the {max} bytes a step may make"
+                        ))
+                    }
                 };
-                let mut v = head.as_bytes().to_vec();
-                v.extend(copies);
                 self.blob(&b.name, &v);
                 Ok(Done::local(Some(v)))
             }

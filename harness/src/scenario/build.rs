@@ -277,7 +277,7 @@ impl SettingsStep {
 mod tests {
     use super::*;
     use crate::scenario::check::{CheckError, StepError};
-    use crate::scenario::{load_str, test_text, LoadReason};
+    use crate::scenario::{load_str, test_text, LoadReason, RepeatFault};
 
     fn refused(steps: &str) -> CheckError {
         let text = test_text("build3d/y_t", "build3d", steps);
@@ -300,17 +300,50 @@ mod tests {
             copies: 3,
             step: [Exact(0.2), Exact(2.0), Exact(-1.0)],
         };
-        let got = String::from_utf8(r.expand().unwrap()).unwrap();
+        let got = String::from_utf8(r.expand("", 1 << 20).unwrap()).unwrap();
         assert_eq!(
             got,
             "v 0.1 0 1\nf -1 -1 -1\nv 0.30000000000000004 2 0\nf -1 -1 -1\nv 0.5 4 -1\nf -1 -1 -1\n"
         );
-        assert!(got.len() as u64 <= r.max_len());
+        assert_eq!(r.expand("", got.len() as u64).unwrap(), got.as_bytes());
+        assert_eq!(
+            r.expand("", got.len() as u64 - 1),
+            Err(RepeatFault::TooLong {
+                max: got.len() as u64 - 1
+            }),
+            "one byte over the limit stops the copies"
+        );
+        assert_eq!(
+            String::from_utf8(r.expand("# h\n", 1 << 20).unwrap()).unwrap(),
+            format!("# h\n{got}"),
+            "the head comes first"
+        );
         let bad = crate::scenario::RepeatText {
             text: "v 1 2\n".into(),
             ..r.clone()
         };
-        assert_eq!(bad.expand(), None, "a v line needs three numbers");
+        assert_eq!(
+            bad.expand("", 1 << 20),
+            Err(RepeatFault::Vertex),
+            "a v line needs three numbers"
+        );
+        // Numbers print without an exponent, so a huge coordinate is hundreds of bytes: the
+        // copies stop at the limit, having made at most one line past it.
+        let huge = crate::scenario::RepeatText {
+            text: "v 1e300 1e300 1e300\n".into(),
+            copies: u32::MAX,
+            step: [Exact(0.0), Exact(0.0), Exact(0.0)],
+        };
+        assert_eq!(
+            huge.expand("", 1 << 16),
+            Err(RepeatFault::TooLong { max: 1 << 16 })
+        );
+        // An empty text makes no bytes, without looping over its copies.
+        let empty = crate::scenario::RepeatText {
+            text: String::new(),
+            ..huge.clone()
+        };
+        assert_eq!(empty.expand("x", 1 << 16), Ok(b"x".to_vec()));
         let rep = "repeat: {text: \"v 0 0 0\\n\", copies: 2, step: [0, 1, 0]}";
         let ok = format!(
             "  - bytes: {{name: g, text: \"f -1 -1 -1\\n\", {rep}}}\n  - expect: {{length: 18}}\n"

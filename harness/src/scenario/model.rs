@@ -212,21 +212,39 @@ pub struct RepeatText {
     pub step: [crate::scenario::numbers::Exact; 3],
 }
 
-impl RepeatText {
-    /// An upper bound of the bytes the copies make: each `v` line's three numbers may grow to
-    /// 24 characters each.
-    pub fn max_len(&self) -> u64 {
-        let per = self.text.len() as u64 + 72 * self.text.lines().count() as u64;
-        u64::from(self.copies).saturating_mul(per)
-    }
+/// Why a `repeat` makes no bytes (`spec/conformance.md` §1.13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepeatFault {
+    /// A `v` line does not hold three finite numbers.
+    Vertex,
+    /// The copies would make more than the bytes a step may make; generation stopped there.
+    TooLong {
+        /// The most bytes the step may make.
+        max: u64,
+    },
+}
 
-    /// The copies, in order (`spec/conformance.md` §1.13): lines of the text other than `v`
-    /// lines unchanged; in copy k a line `v X Y Z` becomes `v x y z` with x = X + k·dx
-    /// (binary64, k as a binary64), written as Rust's `{}` writes an f64 (the shortest text
-    /// that reads back to the same value), likewise y and z. `None` when a `v` line does not
-    /// hold three finite numbers.
-    pub fn expand(&self) -> Option<Vec<u8>> {
-        let mut out = String::new();
+impl RepeatText {
+    /// The copies, in order (`spec/conformance.md` §1.13), after `head`: lines of the text other
+    /// than `v` lines unchanged; in copy k a line `v X Y Z` becomes `v x y z` with
+    /// x = X + k·dx (binary64, k as a binary64), written as Rust's `{}` writes an f64 (the
+    /// shortest text that reads back to the same value), likewise y and z.
+    ///
+    /// The size is counted while the copies are made, and generation stops as soon as the
+    /// output passes `max` bytes: a number's text is not bounded by its magnitude in a useful way
+    /// (`{}` never switches to an exponent, so 1e300 is 301 characters), so no bound computed
+    /// beforehand is both sound and loose enough for real cases. Every line adds at least its LF,
+    /// so the loop runs at most `max + 1` lines; an empty text makes no bytes at all, whatever
+    /// `copies` says.
+    pub fn expand(&self, head: &str, max: u64) -> Result<Vec<u8>, RepeatFault> {
+        let mut out = String::from(head);
+        let too_long = |out: &String| out.len() as u64 > max;
+        if too_long(&out) {
+            return Err(RepeatFault::TooLong { max });
+        }
+        if self.text.is_empty() {
+            return Ok(out.into_bytes());
+        }
         for k in 0..self.copies {
             let kf = f64::from(k);
             for line in self.text.lines() {
@@ -235,9 +253,9 @@ impl RepeatText {
                     let xyz: Vec<f64> = words
                         .map(|w| w.parse::<f64>())
                         .collect::<Result<_, _>>()
-                        .ok()?;
+                        .map_err(|_| RepeatFault::Vertex)?;
                     if xyz.len() != 3 || xyz.iter().any(|v| !v.is_finite()) {
-                        return None;
+                        return Err(RepeatFault::Vertex);
                     }
                     let m = |i: usize| xyz[i] + kf * self.step[i].0;
                     out.push_str(&format!("v {} {} {}\n", m(0), m(1), m(2)));
@@ -245,9 +263,12 @@ impl RepeatText {
                     out.push_str(line);
                     out.push('\n');
                 }
+                if too_long(&out) {
+                    return Err(RepeatFault::TooLong { max });
+                }
             }
         }
-        Some(out.into_bytes())
+        Ok(out.into_bytes())
     }
 }
 
