@@ -6,6 +6,7 @@
 //! renderer clamps what is not finite or far away).
 
 use onav::RawGrid;
+use onav_tilecache::oriented_box_corners;
 
 use super::scene::Fields;
 
@@ -72,23 +73,6 @@ pub struct CacheView {
     pub queue: Vec<QueuedView>,
 }
 
-/// The corners of an oriented box of centre (x, z), half extents `half_x`, `half_z` and rotation
-/// θ (TC3): the local corner (a, b) lies at (x + (a·c + b·s), z + (b·c − a·s)) with c = cos θ,
-/// s = sin θ (the `libm` crate's, as the cache computes them), for (a, b) = (−hx, −hz),
-/// (hx, −hz), (hx, hz), (−hx, hz). Positive θ turns the box's +x towards −z.
-pub fn oriented_corners(x: f64, z: f64, half_x: f64, half_z: f64, rotation: f64) -> Vec<[f64; 2]> {
-    let (c, s) = (libm::cos(rotation), libm::sin(rotation));
-    [
-        (-half_x, -half_z),
-        (half_x, -half_z),
-        (half_x, half_z),
-        (-half_x, half_z),
-    ]
-    .iter()
-    .map(|&(a, b)| [x + (a * c + b * s), z + (b * c - a * s)])
-    .collect()
-}
-
 fn obstacle(f: &Fields<'_>, i: u64) -> Option<ObstacleView> {
     let p = format!("obstacle[{i}].");
     let id = f.u(&format!("{p}id"))?;
@@ -107,7 +91,7 @@ fn obstacle(f: &Fields<'_>, i: u64) -> Option<ObstacleView> {
             let (x0, z0, x1, z1) = (v("min_x")?, v("min_z")?, v("max_x")?, v("max_z")?);
             Footprint::Polygon(vec![[x0, z0], [x1, z0], [x1, z1], [x0, z1]])
         }
-        3 => Footprint::Polygon(oriented_corners(
+        3 => Footprint::Polygon(oriented_box_corners(
             v("x")?,
             v("z")?,
             v("half_x")?,
@@ -180,47 +164,5 @@ pub fn cache_view(f: &Fields<'_>) -> CacheView {
             .map_while(|i| volume(f, i))
             .collect(),
         queue,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// TC3's rotation sign by hand: a quarter turn (θ = π/2, c ≈ 0, s = 1) takes the box's own
-    /// +x axis to −z. A box of half extents 2 × 1 around (10, 20): local (a, b) lands at
-    /// (10 + b, 20 − a), so its first corner (−2, −1) at (9, 22) and its +x face (a = 2) at
-    /// z = 18.
-    #[test]
-    fn a_quarter_turn_takes_plus_x_to_minus_z() {
-        let p = oriented_corners(10.0, 20.0, 2.0, 1.0, std::f64::consts::FRAC_PI_2);
-        let want = [[9.0, 22.0], [9.0, 18.0], [11.0, 18.0], [11.0, 22.0]];
-        for (g, w) in p.iter().zip(want) {
-            assert!(
-                (g[0] - w[0]).abs() < 1e-12 && (g[1] - w[1]).abs() < 1e-12,
-                "{p:?}"
-            );
-        }
-        // No rotation: the axis-aligned rectangle, corners in TC3's order.
-        assert_eq!(
-            oriented_corners(10.0, 20.0, 2.0, 1.0, 0.0),
-            vec![[8.0, 19.0], [12.0, 19.0], [12.0, 21.0], [8.0, 21.0]]
-        );
-    }
-
-    /// The corners keep TC3's counter-clockwise sense (positive fan area, G1) at every rotation,
-    /// as the cache requires of the polygon it marks.
-    #[test]
-    fn corners_stay_counter_clockwise() {
-        for k in 0..64 {
-            let p = oriented_corners(3.0, -4.0, 1.5, 0.25, f64::from(k) * 0.2 - 6.0);
-            let area: f64 = (0..4)
-                .map(|i| {
-                    let (a, b) = (p[i], p[(i + 1) % 4]);
-                    a[0] * b[1] - b[0] * a[1]
-                })
-                .sum();
-            assert!((area / 2.0 - 1.5).abs() < 1e-9, "{k}: {area}");
-        }
     }
 }

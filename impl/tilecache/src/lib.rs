@@ -22,7 +22,8 @@ pub use cache::{CacheOptions, TileCache, UpdateReport};
 pub use error::{CacheError, CreateError, UpdateError, UpdateErrorKind};
 pub use ids::{ObstacleId, VolumeId};
 pub use shape::{
-    Obstacle, ObstacleShape, ShapeError, Volume, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_ORIENTED_BOX,
+    oriented_box_corners, Obstacle, ObstacleShape, ShapeError, Volume, SHAPE_BOX, SHAPE_CYLINDER,
+    SHAPE_ORIENTED_BOX,
 };
 pub use snapshot::{
     check_without_cache, FromSnapshotError, SnapshotSummary, ValidatedCacheSnapshot, ONTK_MAGIC,

@@ -259,11 +259,7 @@ impl Obstacle {
                 if !lo.is_finite() || !hi.is_finite() {
                     return Err(range("half_y"));
                 }
-                let (c, s) = (libm::cos(rotation), libm::sin(rotation));
-                let corners = [(-h[0], -h[2]), (h[0], -h[2]), (h[0], h[2]), (-h[0], h[2])]
-                    .iter()
-                    .map(|&(a, b)| [centre[0] + (a * c + b * s), centre[2] + (b * c - a * s)])
-                    .collect();
+                let corners = oriented_box_corners(centre[0], centre[2], h[0], h[2], rotation);
                 polygon_mark(0, lo, hi, corners, "half_x")?
             }
         };
@@ -308,6 +304,30 @@ impl Obstacle {
     pub fn mark(&self) -> &AreaMark {
         &self.mark
     }
+}
+
+/// The footprint of an oriented box of centre (x, z), half extents `half_x`, `half_z` and
+/// rotation θ (`spec/tilecache.md` TC3): with c = `libm::cos(θ)`, s = `libm::sin(θ)` the local
+/// corner (a, b) lies at (x + (a·c + b·s), z + (b·c − a·s)), for (a, b) = (−hx, −hz), (hx, −hz),
+/// (hx, hz), (−hx, hz) in that (counter-clockwise) order; positive θ turns the box's +x towards
+/// −z. No value is checked: pictures of hostile snapshots draw what the bytes say.
+pub fn oriented_box_corners(
+    x: f64,
+    z: f64,
+    half_x: f64,
+    half_z: f64,
+    rotation: f64,
+) -> Vec<[f64; 2]> {
+    let (c, s) = (libm::cos(rotation), libm::sin(rotation));
+    [
+        (-half_x, -half_z),
+        (half_x, -half_z),
+        (half_x, half_z),
+        (-half_x, half_z),
+    ]
+    .iter()
+    .map(|&(a, b)| [x + (a * c + b * s), z + (b * c - a * s)])
+    .collect()
 }
 
 /// A polygon mark from corners already in counter-clockwise order; a footprint that is not

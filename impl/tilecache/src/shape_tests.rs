@@ -158,3 +158,40 @@ fn volume_rules() {
         ("corner[2]".into(), FormatReason::NotConvex)
     );
 }
+
+/// TC3's rotation sign by hand: a quarter turn (θ = π/2, c ≈ 0, s = 1) takes the box's own
+/// +x axis to −z. A box of half extents 2 × 1 around (10, 20): local (a, b) lands at
+/// (10 + b, 20 − a), so its first corner (−2, −1) at (9, 22) and its +x face (a = 2) at
+/// z = 18.
+#[test]
+fn a_quarter_turn_takes_plus_x_to_minus_z() {
+    let p = oriented_box_corners(10.0, 20.0, 2.0, 1.0, std::f64::consts::FRAC_PI_2);
+    let want = [[9.0, 22.0], [9.0, 18.0], [11.0, 18.0], [11.0, 22.0]];
+    for (g, w) in p.iter().zip(want) {
+        assert!(
+            (g[0] - w[0]).abs() < 1e-12 && (g[1] - w[1]).abs() < 1e-12,
+            "{p:?}"
+        );
+    }
+    // No rotation: the axis-aligned rectangle, corners in TC3's order.
+    assert_eq!(
+        oriented_box_corners(10.0, 20.0, 2.0, 1.0, 0.0),
+        vec![[8.0, 19.0], [12.0, 19.0], [12.0, 21.0], [8.0, 21.0]]
+    );
+}
+
+/// The corners keep TC3's counter-clockwise sense (positive fan area, G1) at every rotation,
+/// as the cache requires of the polygon it marks.
+#[test]
+fn corners_stay_counter_clockwise() {
+    for k in 0..64 {
+        let p = oriented_box_corners(3.0, -4.0, 1.5, 0.25, f64::from(k) * 0.2 - 6.0);
+        let area: f64 = (0..4)
+            .map(|i| {
+                let (a, b) = (p[i], p[(i + 1) % 4]);
+                a[0] * b[1] - b[0] * a[1]
+            })
+            .sum();
+        assert!((area / 2.0 - 1.5).abs() < 1e-9, "{k}: {area}");
+    }
+}
