@@ -73,6 +73,28 @@ fn slot_count_option() {
         },
     );
     assert!(matches!(e, Err(CreateError::SlotCount { .. })));
+    // A world with no tiles (a wall: nothing walkable) takes any slot count from 1, and 0 is
+    // refused as a slot count (TC1), not left to the mesh parameters.
+    let wall = onav_build3d::Geometry::from_obj(b"v 0 0 0\nv 0 6 0\nv 6 6 0\nv 6 0 0\nf 1 2 3 4\n")
+        .unwrap();
+    assert_eq!(build(&wall, &s).unwrap().tiles.len(), 0);
+    let one = CacheOptions {
+        slot_count: Some(1),
+    };
+    assert_eq!(
+        TileCache::with_options(&wall, &s, one)
+            .unwrap()
+            .mesh()
+            .slot_count(),
+        1
+    );
+    let zero = CacheOptions {
+        slot_count: Some(0),
+    };
+    assert!(matches!(
+        TileCache::with_options(&wall, &s, zero),
+        Err(CreateError::SlotCount { asked: 0, .. })
+    ));
 }
 
 #[test]
