@@ -41,6 +41,7 @@ pub fn run(c: &Case, rounds: usize, reps: usize) -> Result<MeshReport, String> {
     adapter::restore_new(&full, &empty)?;
     adapter::restore_new(&referenced, &lib)?;
     adapter::read_mesh(&file)?;
+    dump(c, &full, &file)?;
     let mut blobs = c.build.blobs.clone();
     let mut errors: Vec<String> = Vec::new();
     let mut detour = || {
@@ -93,4 +94,22 @@ pub fn run(c: &Case, rounds: usize, reps: usize) -> Result<MeshReport, String> {
         read_mesh: s[4],
         sizes: (tile_bytes, full.len(), referenced.len(), file.len()),
     })
+}
+
+/// With `ONAV_BENCH_DUMP=DIR` set, writes the case's converted tiles (`DIR/<mesh>/tile_NNN.ontl`,
+/// in the order they are added), its Full snapshot (`full.onps`) and its mesh file (`mesh.onms`),
+/// so that a profiler can replay exactly the timed onav inputs without the C++ side.
+fn dump(c: &Case, full: &[u8], file: &[u8]) -> Result<(), String> {
+    let Some(dir) = std::env::var_os("ONAV_BENCH_DUMP") else {
+        return Ok(());
+    };
+    let dir = std::path::Path::new(&dir).join(&c.name);
+    let io = |e: std::io::Error| format!("ONAV_BENCH_DUMP {}: {e}", dir.display());
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    for (i, b) in c.tiles.bytes.iter().enumerate() {
+        std::fs::write(dir.join(format!("tile_{i:03}.ontl")), b).map_err(io)?;
+    }
+    std::fs::write(dir.join("full.onps"), full).map_err(io)?;
+    std::fs::write(dir.join("mesh.onms"), file).map_err(io)?;
+    Ok(())
 }
