@@ -20,8 +20,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::read::{on_side, portal_edge, portal_ends, sort_portals};
 use super::{
-    AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, TileData, TILE_MAGIC,
-    TILE_VERSION,
+    AgentSizes, DetailMesh, Edge, LinkDirection, OffMeshLink, Polygon, PortalEdge, TileData,
+    TILE_MAGIC, TILE_VERSION,
 };
 use crate::geom::{orient, poly_area2_xz, Vec3};
 use crate::ids::{PolyIndex, SettingsDigest, Side, TilePos};
@@ -45,11 +45,10 @@ fn f64_at(b: &[u8], at: usize) -> f64 {
     f64::from_le_bytes(le(b, at))
 }
 
-/// Three finite f64 at `at`, or `None`.
+/// The three f64 at `at`.
 #[inline(always)]
-fn vec3_at(b: &[u8], at: usize) -> Option<Vec3> {
-    let v = [f64_at(b, at), f64_at(b, at + 8), f64_at(b, at + 16)];
-    v.iter().all(|c| c.is_finite()).then_some(v)
+fn vec3_at(b: &[u8], at: usize) -> Vec3 {
+    [f64_at(b, at), f64_at(b, at + 8), f64_at(b, at + 16)]
 }
 
 /// Whether all three coordinates are finite.
@@ -134,9 +133,11 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
     let mut ok = true;
     coords.extend(
         b[TILE_HEADER_LEN..polys_at]
-            .chunks_exact(VERTEX_LEN)
+            .as_chunks::<VERTEX_LEN>()
+            .0
+            .iter()
             .map(|r| {
-                let v = [f64_at(r, 0), f64_at(r, 8), f64_at(r, 16)];
+                let v = vec3_at(r, 0);
                 ok &= finite(&v) && inside(&cell, &v);
                 v
             }),
@@ -145,32 +146,28 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         return None;
     }
 
-    // T9–T13: ground polygons.
-    let mut polys = Vec::with_capacity(ng);
-    let mut portal_count = 0;
-    for (i, r) in b[polys_at..links_at].chunks_exact(POLY_LEN).enumerate() {
-        let p = poly(r, i, ng, &coords, &cell)?;
-        portal_count += p
-            .edge_list()
-            .iter()
-            .filter(|e| matches!(e, Edge::Portal(_)))
-            .count();
-        polys.push(p);
-    }
+    // T9–T13 and T20: the ground polygons and their portal edges.
+    let records = b[polys_at..links_at].as_chunks::<POLY_LEN>().0;
+    let (polys, portals) = PORTALS.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut s) => ground_polys(records, &coords, &cell, &mut s),
+        Err(_) => ground_polys(records, &coords, &cell, &mut Vec::new()),
+    })?;
 
     // T15: off-mesh links.
     let region = grid.region_bounds(column, row);
     let mut links = Vec::with_capacity(nl);
-    for r in b[links_at..details_at].chunks_exact(LINK_LEN) {
-        let start = vec3_at(r, 0)?;
-        let end = vec3_at(r, 24)?;
+    for r in b[links_at..details_at].as_chunks::<LINK_LEN>().0 {
+        let start = vec3_at(r, 0);
+        let end = vec3_at(r, 24);
         let radius = f64_at(r, 48);
         let direction = match r[56] {
             0 => LinkDirection::OneWay,
             1 => LinkDirection::Bidirectional,
             _ => return None,
         };
-        if !inside(&cell, &start)
+        if !finite(&start)
+            || !finite(&end)
+            || !inside(&cell, &start)
             || !inside(&region, &end)
             || !radius.is_finite()
             || radius <= 0.0
@@ -190,7 +187,7 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
     // T16: detail records, contiguous in polygon order, then their totals.
     let mut detail_meshes = Vec::with_capacity(ng);
     let (mut next_v, mut next_t) = (0u64, 0u64);
-    for r in b[details_at..dverts_at].chunks_exact(DETAIL_MESH_LEN) {
+    for r in b[details_at..dverts_at].as_chunks::<DETAIL_MESH_LEN>().0 {
         let d = DetailMesh {
             vertex_base: u32_at(r, 0),
             vertex_count: u32_at(r, 4),
@@ -215,64 +212,29 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         return None;
     }
     // T16: detail vertices, finite.
-    coords.extend(b[dverts_at..tris_at].chunks_exact(VERTEX_LEN).map(|r| {
-        let v = [f64_at(r, 0), f64_at(r, 8), f64_at(r, 16)];
-        ok &= finite(&v);
-        v
-    }));
+    coords.extend(
+        b[dverts_at..tris_at]
+            .as_chunks::<VERTEX_LEN>()
+            .0
+            .iter()
+            .map(|r| {
+                let v = vec3_at(r, 0);
+                ok &= finite(&v);
+                v
+            }),
+    );
     if !ok {
         return None;
     }
-    // T16: detail triangles, indices in range for their polygon (the records are contiguous,
-    // so file order is polygon order), reserved byte zero.
-    // The records cover 0 .. DT in order, so the triangles are read in one pass, and each
-    // polygon's are checked by their largest index and the OR of their reserved bytes.
-    let tris = &b[tris_at..areas_at];
-    for (p, d) in polys.iter().zip(&detail_meshes) {
-        let limit = u32::from(p.vertex_count) + d.vertex_count;
-        let (t0, t1) = (
-            d.triangle_base as usize,
-            (d.triangle_base + d.triangle_count) as usize,
-        );
-        let (mut top, mut reserved) = (0u8, 0u8);
-        for r in tris[t0 * DETAIL_TRI_LEN..t1 * DETAIL_TRI_LEN].chunks_exact(DETAIL_TRI_LEN) {
-            top = top.max(r[0]).max(r[1]).max(r[2]);
-            reserved |= r[3];
-        }
-        if u32::from(top) >= limit || reserved != 0 {
-            return None;
-        }
-    }
-    let detail_tris: Vec<[u8; 3]> = tris
-        .chunks_exact(DETAIL_TRI_LEN)
-        .map(|r| [r[0], r[1], r[2]])
-        .collect();
     // T18: areas ≤ 63 (flags take any value). T19 holds: the length is exact.
     if b[areas_at..areas_at + np].iter().any(|&a| a > MAX_AREA) {
         return None;
     }
 
-    // Stage 2: T14, T17, T20.
+    // T16's detail triangles (indices in range, reserved byte zero) with stage 2's T14 and T17.
     let (vertices, extra) = coords.split_at(nv);
-    if !symmetric(&polys) || !detail_covers(&polys, vertices, &detail_meshes, extra, &detail_tris) {
-        return None;
-    }
-    let mut portals = Vec::with_capacity(portal_count);
-    for (i, p) in polys.iter().enumerate() {
-        let n = usize::from(p.vertex_count);
-        for (k, e) in p.edge_list().iter().enumerate() {
-            if let Edge::Portal(side) = *e {
-                let a = vertices[p.vertices[k] as usize];
-                let b = vertices[p.vertices[if k + 1 == n { 0 } else { k + 1 }] as usize];
-                portals.push(portal_edge(side, PolyIndex(i as u32), k as u8, a, b));
-            }
-        }
-    }
-    sort_portals(&mut portals);
-    if portals
-        .windows(2)
-        .any(|w| w[1].side == w[0].side && w[1].lo < w[0].hi)
-    {
+    let tris = b[tris_at..areas_at].as_chunks::<DETAIL_TRI_LEN>().0;
+    if !symmetric(&polys) || !detail_covers(&polys, vertices, &detail_meshes, extra, tris) {
         return None;
     }
     let portal_ends = portal_ends(&portals);
@@ -291,8 +253,8 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         polys,
         links,
         detail_meshes,
-        detail_tris,
         bytes: Arc::from(b),
+        tris_offset: tris_at,
         areas_offset: areas_at,
         content_id: OnceLock::new(),
         portals,
@@ -301,84 +263,130 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
     })
 }
 
-/// Ground polygon record `r` (polygon `i` of `ng`), if it meets T9–T13.
-#[inline]
-fn poly(r: &[u8], i: usize, ng: usize, vertices: &[Vec3], cell: &[f64; 4]) -> Option<Polygon> {
-    // T9.
-    let n = usize::from(r[0]);
-    if !(MIN_VERTS_PER_POLY..=MAX_VERTS_PER_POLY).contains(&n) || r[1..4] != [0, 0, 0] {
+thread_local! {
+    /// The portal edges of the tile being read, kept per thread so that a tile's portal list is
+    /// allocated once, at its exact length.
+    static PORTALS: std::cell::RefCell<Vec<PortalEdge>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The ground polygons of the records (T9–T13) and their portal edges, sorted as
+/// [`sort_portals`] sorts them, with disjoint interiors on each side (T20); `scratch` gathers
+/// the portal edges.
+fn ground_polys(
+    records: &[[u8; POLY_LEN]],
+    vertices: &[Vec3],
+    cell: &[f64; 4],
+    scratch: &mut Vec<PortalEdge>,
+) -> Option<(Vec<Polygon>, Vec<PortalEdge>)> {
+    scratch.clear();
+    let ng = records.len();
+    let mut polys = Vec::with_capacity(ng);
+    for (i, r) in records.iter().enumerate() {
+        polys.push(Polygon::default());
+        let p = polys.last_mut()?;
+        let ok = match r[0] {
+            3 => poly::<3>(r, i, ng, vertices, cell, scratch, p),
+            4 => poly::<4>(r, i, ng, vertices, cell, scratch, p),
+            5 => poly::<5>(r, i, ng, vertices, cell, scratch, p),
+            6 => poly::<6>(r, i, ng, vertices, cell, scratch, p),
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    sort_portals(scratch);
+    if scratch
+        .windows(2)
+        .any(|w| w[1].side == w[0].side && w[1].lo < w[0].hi)
+    {
         return None;
     }
-    let mut p = Polygon {
-        vertex_count: n as u8,
-        ..Polygon::default()
-    };
-    // T10.
+    Some((polys, scratch.to_vec()))
+}
+
+/// Reads ground polygon record `r` (polygon `i` of `ng`) of `N` vertices (its vertex count
+/// byte) into `p` (a default polygon) and appends its portal edges to `portals`: true if it
+/// meets T9–T13.
+#[inline]
+fn poly<const N: usize>(
+    r: &[u8; POLY_LEN],
+    i: usize,
+    ng: usize,
+    vertices: &[Vec3],
+    cell: &[f64; 4],
+    portals: &mut Vec<PortalEdge>,
+    p: &mut Polygon,
+) -> bool {
+    // T9 (the count is N, 3 ..= 6): the reserved bytes.
+    let mut bad = (r[1] | r[2] | r[3]) != 0;
+    p.vertex_count = N as u8;
+    // T10: used indices in range, unused ones zero.
     for k in 0..MAX_VERTS_PER_POLY {
         let v = u32_at(r, 4 + 4 * k);
-        if if k < n {
+        bad |= if k < N {
             v as usize >= vertices.len()
         } else {
             v != 0
-        } {
-            return None;
-        }
+        };
         p.vertices[k] = v;
     }
-    // T11.
-    let idx = &p.vertices[..n];
-    for k in 0..n {
-        if idx[k + 1..].contains(&idx[k]) {
-            return None;
+    if bad {
+        return false;
+    }
+    // T11: no vertex twice.
+    let idx = &p.vertices;
+    for k in 0..N {
+        for j in k + 1..N {
+            bad |= idx[k] == idx[j];
         }
     }
-    // T12: every turn strictly left (part 1), and every corner strictly left of every edge (part
-    // 2). Part 1's values are part 2's for j = k + 2 (the same operands, the same operations), so
-    // part 2 over every j ∉ {k, k + 1} decides both. Each edge's two differences are computed
-    // once, exactly as `orient` computes them for every corner.
-    // The corners twice over, so that the n − 2 corners after edge k's two are c2[k + 2 ..
-    // k + n] with no wrapping.
-    let mut c2 = [[0.0; 3]; 2 * MAX_VERTS_PER_POLY];
-    for k in 0..n {
-        c2[k] = vertices[idx[k] as usize];
-        c2[k + n] = c2[k];
+    if bad {
+        return false;
     }
-    let c = &c2[..n];
-    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    // T12: every turn strictly left (part 1), and every corner strictly left of every edge (part
+    // 2). Part 1's values are part 2's for corner k + 2 of edge k (the same operands, the same
+    // operations), so part 2 over every corner off the edge decides both. Each edge's two
+    // differences are computed once, exactly as `orient` computes them for every corner.
+    let c: [Vec3; N] = std::array::from_fn(|k| vertices[idx[k] as usize]);
     let mut convex = true;
-    for k in 0..n {
-        let e = Edge2::of(&c2[k], &c2[k + 1]);
-        for v in &c2[k + 2..k + n] {
-            convex &= positive(e.orient(v));
+    for k in 0..N {
+        let e = Edge2::of(&c[k], &c[(k + 1) % N]);
+        for j in 2..N {
+            convex &= positive(e.orient(&c[(k + j) % N]));
         }
     }
     if !convex {
-        return None;
+        return false;
     }
-    // T13.
+    // T13: walls, internal neighbours other than itself, portals on their side.
     for k in 0..MAX_VERTS_PER_POLY {
         let code = u32_at(r, 28 + 4 * k);
-        if k >= n {
+        if k >= N {
             if code != 0 {
-                return None;
+                return false;
             }
             continue;
         }
-        p.edges[k] = match code {
-            0 => Edge::Wall,
-            c if c & 0x8000_0000 != 0 => Edge::Portal(Side::from_code(c & 0x7fff_ffff)?),
-            c if ((c - 1) as usize) < ng && (c - 1) as usize != i => {
-                Edge::Internal(PolyIndex(c - 1))
+        p.edges[k] = if code == 0 {
+            Edge::Wall
+        } else if code & 0x8000_0000 != 0 {
+            let Some(s) = Side::from_code(code & 0x7fff_ffff) else {
+                return false;
+            };
+            let (a, b) = (c[k], c[(k + 1) % N]);
+            if !on_side(cell, s, &a) || !on_side(cell, s, &b) {
+                return false;
             }
-            _ => return None,
+            portals.push(portal_edge(s, PolyIndex(i as u32), k as u8, a, b));
+            Edge::Portal(s)
+        } else if ((code - 1) as usize) < ng && (code - 1) as usize != i {
+            Edge::Internal(PolyIndex(code - 1))
+        } else {
+            return false;
         };
-        if let Edge::Portal(s) = p.edges[k] {
-            if !on_side(cell, s, &c[k]) || !on_side(cell, s, &c[next(k)]) {
-                return None;
-            }
-        }
     }
-    Some(p)
+    true
 }
 
 /// T14: every internal edge is matched by its neighbour's edge back, vertices reversed.
@@ -404,53 +412,68 @@ fn symmetric(polys: &[Polygon]) -> bool {
     })
 }
 
-/// T17: each extra detail vertex inside its polygon, each detail triangle counter-clockwise, and
-/// the triangles' areas summing to the polygon's. The same operations as the reader's
-/// (`point_in_convex_xz`, `orient`, `poly_area2_xz`), with each polygon edge's differences
-/// computed once.
+/// The rest of T16 and T17, polygon by polygon: each detail triangle's indices below the
+/// polygon's vertex count plus its extra vertex count and its reserved byte zero; each extra
+/// detail vertex inside its polygon, each detail triangle counter-clockwise, and the triangles'
+/// areas summing to the polygon's. The same operations as the reader's (`point_in_convex_xz`,
+/// `orient`, `poly_area2_xz`), with each polygon edge's differences computed once.
+///
+/// A polygon's points (its corners, then its extra detail vertices: what triangle index x names)
+/// are copied into a buffer of 256 points that holds NaN everywhere else, so any one-byte index
+/// reads a point, and an index past the polygon's points (against T16) reads NaN: its
+/// triangle's orientation is NaN (a difference or product with a NaN operand is NaN), which
+/// fails the "strictly positive" test. So the orientation test decides the index range too.
 fn detail_covers(
     polys: &[Polygon],
     vertices: &[Vec3],
     meshes: &[DetailMesh],
     dverts: &[Vec3],
-    tris: &[[u8; 3]],
+    tris: &[[u8; DETAIL_TRI_LEN]],
 ) -> bool {
-    PTS.with(|cell| match cell.try_borrow_mut() {
+    POINTS.with(|cell| match cell.try_borrow_mut() {
         Ok(mut pts) => covers_with(polys, vertices, meshes, dverts, tris, &mut pts),
-        Err(_) => covers_with(polys, vertices, meshes, dverts, tris, &mut Vec::new()),
+        Err(_) => covers_with(polys, vertices, meshes, dverts, tris, &mut [NAN3; 256]),
     })
 }
 
+/// A point of NaN coordinates.
+const NAN3: Vec3 = [f64::NAN; 3];
+
 thread_local! {
-    /// The buffer of [`detail_covers`], kept per thread so that checking a tile allocates
-    /// nothing.
-    static PTS: std::cell::RefCell<Vec<Vec3>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The point buffer of [`detail_covers`], kept per thread; all NaN between calls.
+    static POINTS: std::cell::RefCell<[Vec3; 256]> = const { std::cell::RefCell::new([NAN3; 256]) };
 }
 
-/// [`detail_covers`] with `pts` as the buffer of one polygon's points.
+/// [`detail_covers`] with `pts` as the point buffer (all NaN on entry and on return).
 fn covers_with(
     polys: &[Polygon],
     vertices: &[Vec3],
     meshes: &[DetailMesh],
     dverts: &[Vec3],
-    tris: &[[u8; 3]],
-    pts: &mut Vec<Vec3>,
+    tris: &[[u8; DETAIL_TRI_LEN]],
+    pts: &mut [Vec3; 256],
 ) -> bool {
-    let mut ok = true;
     for (p, d) in polys.iter().zip(meshes) {
-        // The polygon's corners, then its extra detail vertices: what triangle index x names
-        // (T16 has checked every index against their number).
         let nv = usize::from(p.vertex_count).min(MAX_VERTS_PER_POLY);
-        pts.clear();
-        pts.extend(p.verts().iter().map(|&k| vertices[k as usize]));
-        let extra = &dverts[d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize];
-        if !extra.is_empty() {
-            ok &= Edges6::of(pts).all_inside(extra);
-            pts.extend_from_slice(extra);
+        for (o, &k) in pts.iter_mut().zip(p.verts()) {
+            *o = vertices[k as usize];
         }
+        let extra = &dverts[d.vertex_base as usize..(d.vertex_base + d.vertex_count) as usize];
+        let mut ok = true;
+        if !extra.is_empty() {
+            ok &= match nv {
+                3 => all_inside::<3>(&pts[..], extra),
+                4 => all_inside::<4>(&pts[..], extra),
+                5 => all_inside::<5>(&pts[..], extra),
+                _ => all_inside::<6>(&pts[..], extra),
+            };
+            pts[nv..nv + extra.len()].copy_from_slice(extra);
+        }
+        let mut reserved = 0u8;
         let mut sum = 0.0;
         let t0 = d.triangle_base as usize;
         for t in &tris[t0..t0 + d.triangle_count as usize] {
+            reserved |= t[3];
             let o = orient(
                 &pts[usize::from(t[0])],
                 &pts[usize::from(t[1])],
@@ -461,7 +484,8 @@ fn covers_with(
         }
         let area = poly_area2_xz(&pts[..nv]);
         // Written so that a NaN (sum and area both overflowed) fails, as in the reader.
-        ok &= (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
+        ok &= reserved == 0 && (sum - area).abs() <= DETAIL_AREA_TOLERANCE * area;
+        pts[..nv + extra.len()].fill(NAN3);
         if !ok {
             return false;
         }
@@ -469,51 +493,23 @@ fn covers_with(
     true
 }
 
-/// The edges of a polygon of at most six corners as `Edge2`s laid out column-wise, padded to six
-/// with edges whose `orient` is 0 for every finite point (all four values 0: `0·z − 0·x`), so
-/// that the inside test of one point is six independent, branch-free evaluations of exactly the
-/// operations of `orient` (no fused multiply-add: Rust never contracts), which the compiler can
-/// vectorise. A padding edge never fails the test (`0 ≥ 0`, and −0 ≥ 0), so the verdict is the
-/// one of the polygon's own edges, each computed bit for bit as `point_in_convex_xz` computes it.
-#[derive(Debug, Clone, Copy, Default)]
-struct Edges6 {
-    ax: [f64; MAX_VERTS_PER_POLY],
-    az: [f64; MAX_VERTS_PER_POLY],
-    d1: [f64; MAX_VERTS_PER_POLY],
-    d3: [f64; MAX_VERTS_PER_POLY],
-}
-
-impl Edges6 {
-    /// The edges of the polygon with corners `c` (3 ..= 6 of them), in order.
-    #[inline(always)]
-    fn of(c: &[Vec3]) -> Self {
-        let mut e = Self::default();
-        let n = c.len().min(MAX_VERTS_PER_POLY);
-        for k in 0..n {
-            let (a, b) = (&c[k], &c[if k + 1 == n { 0 } else { k + 1 }]);
-            e.ax[k] = a[0];
-            e.az[k] = a[2];
-            e.d1[k] = b[0] - a[0];
-            e.d3[k] = b[2] - a[2];
+/// Whether every point of `pts` is on or left of every edge of the polygon whose `N` corners are
+/// `c[..N]` (`orient(a, b, p) ≥ 0` for each edge (a, b); a NaN fails): `point_in_convex_xz` for
+/// each point. The edges' differences are computed once; each point's N tests are independent
+/// and branch-free, computed bit for bit as `orient` computes them (no fused multiply-add: Rust
+/// never contracts).
+#[inline(always)]
+fn all_inside<const N: usize>(c: &[Vec3], pts: &[Vec3]) -> bool {
+    let e: [Edge2; N] = std::array::from_fn(|k| Edge2::of(&c[k], &c[(k + 1) % N]));
+    // One verdict per edge, folded over the points: independent lanes the compiler can keep in
+    // registers.
+    let mut ok = [true; N];
+    for p in pts {
+        for (f, e) in ok.iter_mut().zip(&e) {
+            *f &= e.orient(p) >= 0.0;
         }
-        e
     }
-
-    /// Whether every point of `pts` is on or left of every edge (`orient(a, b, p) ≥ 0`; a NaN
-    /// fails). Finite points only (the padding's 0 relies on it).
-    #[inline(always)]
-    fn all_inside(&self, pts: &[Vec3]) -> bool {
-        // One verdict per edge, folded over the points: independent lanes the compiler can
-        // keep in registers (a NaN fails, as `o >= 0.0` is false for it).
-        let mut ok = [true; MAX_VERTS_PER_POLY];
-        for p in pts {
-            for (k, f) in ok.iter_mut().enumerate() {
-                let o = self.d1[k] * (p[2] - self.az[k]) - self.d3[k] * (p[0] - self.ax[k]);
-                *f &= o >= 0.0;
-            }
-        }
-        ok.iter().all(|&f| f)
-    }
+    ok.iter().all(|&f| f)
 }
 
 /// An edge from `a` to `b` with the two differences `orient(a, b, p)` takes from it, so that

@@ -14,7 +14,7 @@ pub use raw::RawTile;
 
 use crate::geom::Vec3;
 use crate::ids::{LinkIndex, PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
-use crate::limits::MAX_VERTS_PER_POLY;
+use crate::limits::{DETAIL_TRI_LEN, MAX_VERTS_PER_POLY};
 use crate::params::Grid;
 
 /// Tile file magic, "ONTL".
@@ -143,9 +143,10 @@ pub(crate) struct TileData {
     pub polys: Vec<Polygon>,
     pub links: Vec<OffMeshLink>,
     pub detail_meshes: Vec<DetailMesh>,
-    pub detail_tris: Vec<[u8; 3]>,
     /// The as-built bytes.
     pub bytes: Arc<[u8]>,
+    /// Offset of the detail triangle array within `bytes`: the triangles are read in place.
+    pub tris_offset: usize,
     /// Offset of the area array within `bytes`.
     pub areas_offset: usize,
     /// SHA-256 of `bytes`, computed the first time it is asked for (`spec/navmesh-format.md`
@@ -188,8 +189,8 @@ impl PartialEq for TileData {
             && self.polys == o.polys
             && self.links == o.links
             && self.detail_meshes == o.detail_meshes
-            && self.detail_tris == o.detail_tris
             && self.bytes == o.bytes
+            && self.tris_offset == o.tris_offset
             && self.areas_offset == o.areas_offset
             && self.portals == o.portals
             && self.portal_ends == o.portal_ends
@@ -241,6 +242,14 @@ impl TileData {
     #[inline]
     pub fn detail_vertices(&self) -> &[Vec3] {
         &self.coords[self.vertex_count..]
+    }
+
+    /// The detail triangles as they lie in the bytes: three indices and the reserved byte.
+    #[inline]
+    pub fn detail_tris(&self) -> &[[u8; DETAIL_TRI_LEN]] {
+        self.bytes[self.tris_offset..self.areas_offset]
+            .as_chunks()
+            .0
     }
 
     /// Polygon count P = G + L.
@@ -476,10 +485,11 @@ impl NavTile {
         self.data.detail_vertices()
     }
 
-    /// The detail triangles: indices below the polygon's vertex count name polygon vertices,
-    /// the others name extra detail vertices from the polygon's base.
-    pub fn detail_triangles(&self) -> &[[u8; 3]] {
-        &self.data.detail_tris
+    /// The detail triangles, read in place from the as-built bytes: each is its three vertex
+    /// indices and the reserved byte (0). Indices below the polygon's vertex count name polygon
+    /// vertices, the others name extra detail vertices from the polygon's base.
+    pub fn detail_triangles(&self) -> &[[u8; 4]] {
+        self.data.detail_tris()
     }
 
     /// The three corners of detail triangle `t` (absolute index) of ground polygon `poly`; `None`
@@ -495,10 +505,10 @@ impl NavTile {
 
     /// Corners of triangle `t`, known to belong to polygon `p` with detail record `d`.
     fn corners_of(&self, p: &Polygon, d: &DetailMesh, t: u32) -> [Vec3; 3] {
-        let tri = self.data.detail_tris[t as usize];
+        let tri = self.data.detail_tris()[t as usize];
         let nv = u32::from(p.vertex_count);
         let (verts, extra) = (self.data.vertices(), self.data.detail_vertices());
-        tri.map(|i| {
+        [tri[0], tri[1], tri[2]].map(|i| {
             let i = u32::from(i);
             if i < nv {
                 verts[p.vertices[i as usize] as usize]
@@ -654,7 +664,7 @@ impl NavTile {
         use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
         let pg = self.data.polys.get(poly.0 as usize)?;
         let d = &self.data.detail_meshes[poly.0 as usize];
-        let tris = &self.data.detail_tris
+        let tris = &self.data.detail_tris()
             [d.triangle_base as usize..(d.triangle_base + d.triangle_count) as usize];
         // Detail index i names the polygon's vertex i below its vertex count, else its extra
         // detail vertex i − n (rule T16 keeps every index in range); the corners are read once.

@@ -110,7 +110,7 @@ impl RawTile {
             links: d.links.clone(),
             detail_meshes: d.detail_meshes.clone(),
             detail_vertices: d.detail_vertices().to_vec(),
-            detail_tris: d.detail_tris.clone(),
+            detail_tris: d.detail_tris().iter().map(|t| [t[0], t[1], t[2]]).collect(),
             areas: d.areas().to_vec(),
             flags: (0..d.poly_count()).map(|i| d.flags(i)).collect(),
         }

@@ -198,15 +198,14 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
     let (vertices, detail_vertices) = coords.split_at(nv as usize);
     // T16: detail triangles, indices in range for their polygon.
     let tris_at = r.offset();
-    let mut detail_tris = Vec::with_capacity(ndt as usize);
+    let tris_offset = r.position();
     for (pi, d) in detail_meshes.iter().enumerate() {
         let limit = u32::from(polys[pi].vertex_count) + d.vertex_count;
         for t in d.triangle_base..d.triangle_base + d.triangle_count {
-            let mut tri = [0u8; 3];
-            for (k, slot) in tri.iter_mut().enumerate() {
+            for k in 0..3 {
                 let at = r.offset();
-                *slot = r.u8(|| format!("detail_triangle[{t}].vertex[{k}]"))?;
-                if u32::from(*slot) >= limit {
+                let v = r.u8(|| format!("detail_triangle[{t}].vertex[{k}]"))?;
+                if u32::from(v) >= limit {
                     return Err(r.error_at(
                         at,
                         || format!("detail_triangle[{t}].vertex[{k}]"),
@@ -215,10 +214,8 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
                 }
             }
             r.reserved_u8(|| format!("detail_triangle[{t}].reserved"))?;
-            detail_tris.push(tri);
         }
     }
-
     // T18: areas ≤ 63, then flags.
     let areas_offset = r.position();
     let np = ng + nl;
@@ -243,12 +240,13 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         vertices: dverts_at,
         triangles: tris_at,
     };
+    let detail_tris = bytes[tris_offset..areas_offset].as_chunks().0;
     check_detail(
         &polys,
         vertices,
         &detail_meshes,
         detail_vertices,
-        &detail_tris,
+        detail_tris,
         &detail_at,
     )?;
     let (portals, portal_ends) = portal_lists(&polys, vertices);
@@ -264,8 +262,8 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         polys,
         links,
         detail_meshes,
-        detail_tris,
         bytes: Arc::from(bytes),
+        tris_offset,
         areas_offset,
         content_id: std::sync::OnceLock::new(),
         portals,
@@ -552,7 +550,7 @@ fn check_detail(
     vertices: &[Vec3],
     meshes: &[DetailMesh],
     dverts: &[Vec3],
-    tris: &[[u8; 3]],
+    tris: &[[u8; DETAIL_TRI_LEN]],
     at: &DetailOffsets,
 ) -> Result<(), FormatError> {
     let mut corners = Vec::with_capacity(MAX_VERTS_PER_POLY);
@@ -581,7 +579,8 @@ fn check_detail(
         };
         let mut sum = 0.0;
         for t in d.triangle_base..d.triangle_base + d.triangle_count {
-            let [a, b, c] = tris[t as usize].map(get);
+            let tri = &tris[t as usize];
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(get);
             let o = orient(&a, &b, &c);
             if o.is_nan() || o <= 0.0 {
                 let at = at.triangles + u64::from(t) * DETAIL_TRI_LEN as u64;

@@ -1168,6 +1168,26 @@ fn t16_detail_triangle_index() {
     );
 }
 
+/// An index one past P2's points (4 corners, no extra vertex) names, in the fast path's point
+/// buffer, the slot where P1's extra vertex (6, 2) was just checked. With that point the two
+/// triangles would pass T17: orient((0, 8), (0, 4), (6, 2)) = 24 and orient((4, 4), (0, 4),
+/// (6, 2)) = 8, both positive, summing to P2's doubled area 32. The fast path refuses the tile
+/// as the reader does (T16) because its buffer holds NaN past a polygon's own points (without
+/// the refill after each polygon it accepts it).
+#[test]
+fn t16_index_past_the_polygon_reads_no_earlier_point() {
+    let t = edited(|t| {
+        t.detail_tris[6] = [3, 0, 4];
+        t.detail_tris[7] = [1, 0, 4];
+    });
+    let b = t.to_bytes();
+    assert_eq!(
+        reject(&b),
+        fe(DTRIS_AT + 26, "detail_triangle[6].vertex[2]", R::OutOfRange)
+    );
+    assert!(NavTile::reader_paths(&b).0.is_none());
+}
+
 #[test]
 fn t16_detail_triangle_reserved() {
     let b = patched(|b| b[(DTRIS_AT + 4 * 7 + 3) as usize] = 1);
