@@ -129,8 +129,11 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
 
     // T8: vertices. The extra detail vertices follow in the same vector.
     // Read in one pass with the verdict folded in (no early exit: every record is in bounds).
+    // Within finite cell bounds, x and z are finite when inside (a NaN fails every comparison,
+    // an infinity the bound on its side), so only y is tested for it.
     let mut coords: Vec<Vec3> = Vec::with_capacity(nv + ndv);
     let mut ok = true;
+    let bounded = cell.iter().all(|c| c.is_finite());
     coords.extend(
         b[TILE_HEADER_LEN..polys_at]
             .as_chunks::<VERTEX_LEN>()
@@ -138,7 +141,11 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
             .iter()
             .map(|r| {
                 let v = vec3_at(r, 0);
-                ok &= finite(&v) && inside(&cell, &v);
+                ok &= (if bounded {
+                    v[1].is_finite()
+                } else {
+                    finite(&v)
+                }) && inside(&cell, &v);
                 v
             }),
     );
