@@ -143,7 +143,9 @@ fn check_orientations(t: &NavTile) {
                 "accepted polygon {i} has orientation {o} at vertex {k}"
             );
         }
-        let d = t.detail_meshes()[i];
+        let Some(d) = t.detail_mesh(PolyIndex(i as u32)) else {
+            panic!("ground polygon {i} has no detail record");
+        };
         for tri in d.triangle_base..d.triangle_base + d.triangle_count {
             let Some([a, b, c]) = t.detail_triangle(PolyIndex(i as u32), tri) else {
                 panic!("detail triangle {tri} of polygon {i} is not its own");

@@ -10,10 +10,7 @@ use crate::{MeshError, NavTile, SnapshotMode, TiledNavMesh};
 
 /// A tile's landing weight summed from its detail records.
 fn weight(t: &NavTile) -> u64 {
-    t.detail_meshes()
-        .iter()
-        .map(|d| u64::from(d.triangle_count))
-        .sum()
+    t.detail_meshes().map(|d| u64::from(d.triangle_count)).sum()
 }
 
 /// K17 counted independently of the implementation: every link visits its own tile's weight,

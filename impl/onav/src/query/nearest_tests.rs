@@ -73,7 +73,7 @@ fn exhaustive(
 /// triangles' edges in order, strict `<`.
 fn reference_height(tile: &crate::NavTile, i: u32, p: &Vec3) -> f64 {
     use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
-    let d = tile.detail_meshes()[i as usize];
+    let d = tile.detail_mesh(PolyIndex(i)).unwrap();
     let tris: Vec<[Vec3; 3]> = (d.triangle_base..d.triangle_base + d.triangle_count)
         .map(|t| tile.detail_triangle(PolyIndex(i), t).unwrap())
         .collect();
@@ -100,7 +100,7 @@ fn reference_height(tile: &crate::NavTile, i: u32, p: &Vec3) -> f64 {
 
 /// The per-axis min and max over a polygon's vertices and extra detail vertices.
 fn recomputed_bounds(tile: &crate::NavTile, i: u32) -> (Vec3, Vec3) {
-    let d = tile.detail_meshes()[i as usize];
+    let d = tile.detail_mesh(PolyIndex(i)).unwrap();
     let extra = &tile.detail_vertices()[d.vertex_base as usize..][..d.vertex_count as usize];
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];

@@ -191,16 +191,12 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         });
     }
 
-    // T16: detail records, contiguous in polygon order, then their totals.
-    let mut detail_meshes = Vec::with_capacity(ng);
+    // T16: detail records, contiguous in polygon order, then their totals (the records are kept
+    // in the bytes).
+    let details = b[details_at..dverts_at].as_chunks::<DETAIL_MESH_LEN>().0;
     let (mut next_v, mut next_t) = (0u64, 0u64);
-    for r in b[details_at..dverts_at].as_chunks::<DETAIL_MESH_LEN>().0 {
-        let d = DetailMesh {
-            vertex_base: u32_at(r, 0),
-            vertex_count: u32_at(r, 4),
-            triangle_base: u32_at(r, 8),
-            triangle_count: u32_at(r, 12),
-        };
+    for r in details {
+        let d = DetailMesh::from_record(r);
         let (vc, tc) = (u64::from(d.vertex_count), u64::from(d.triangle_count));
         if u64::from(d.vertex_base) != next_v
             || d.vertex_count > MAX_DETAIL_VERTS_PER_POLY
@@ -213,7 +209,6 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         }
         next_v += vc;
         next_t += tc;
-        detail_meshes.push(d);
     }
     if next_v != ndv as u64 || next_t != ndt as u64 {
         return None;
@@ -241,7 +236,7 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
     // T16's detail triangles (indices in range, reserved byte zero) with stage 2's T14 and T17.
     let (vertices, extra) = coords.split_at(nv);
     let tris = b[tris_at..areas_at].as_chunks::<DETAIL_TRI_LEN>().0;
-    if !symmetric(&polys) || !detail_covers(&polys, vertices, &detail_meshes, extra, tris) {
+    if !symmetric(&polys) || !detail_covers(&polys, vertices, details, extra, tris) {
         return None;
     }
     let portal_ends = portal_ends(&portals);
@@ -259,8 +254,8 @@ pub(super) fn parse(b: &[u8]) -> Option<TileData> {
         vertex_count: nv,
         polys,
         links,
-        detail_meshes,
         bytes: Arc::from(b),
+        details_offset: details_at,
         tris_offset: tris_at,
         areas_offset: areas_at,
         content_id: OnceLock::new(),
@@ -433,7 +428,7 @@ fn symmetric(polys: &[Polygon]) -> bool {
 fn detail_covers(
     polys: &[Polygon],
     vertices: &[Vec3],
-    meshes: &[DetailMesh],
+    meshes: &[[u8; DETAIL_MESH_LEN]],
     dverts: &[Vec3],
     tris: &[[u8; DETAIL_TRI_LEN]],
 ) -> bool {
@@ -455,12 +450,13 @@ thread_local! {
 fn covers_with(
     polys: &[Polygon],
     vertices: &[Vec3],
-    meshes: &[DetailMesh],
+    meshes: &[[u8; DETAIL_MESH_LEN]],
     dverts: &[Vec3],
     tris: &[[u8; DETAIL_TRI_LEN]],
     pts: &mut [Vec3; 256],
 ) -> bool {
     for (p, d) in polys.iter().zip(meshes) {
+        let d = DetailMesh::from_record(d);
         let nv = usize::from(p.vertex_count).min(MAX_VERTS_PER_POLY);
         for (o, &k) in pts.iter_mut().zip(p.verts()) {
             *o = vertices[k as usize];

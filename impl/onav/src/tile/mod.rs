@@ -14,7 +14,7 @@ pub use raw::RawTile;
 
 use crate::geom::Vec3;
 use crate::ids::{LinkIndex, PolyIndex, SettingsDigest, Side, TileContentId, TilePos};
-use crate::limits::{DETAIL_TRI_LEN, MAX_VERTS_PER_POLY};
+use crate::limits::{DETAIL_MESH_LEN, DETAIL_TRI_LEN, MAX_VERTS_PER_POLY};
 use crate::params::Grid;
 
 /// Tile file magic, "ONTL".
@@ -117,6 +117,20 @@ pub struct DetailMesh {
     pub triangle_count: u32,
 }
 
+impl DetailMesh {
+    /// The record as it lies in a tile (`spec/navmesh-format.md` §3.3): four little-endian u32.
+    #[inline]
+    pub(crate) fn from_record(r: &[u8; DETAIL_MESH_LEN]) -> Self {
+        let u = |k: usize| u32::from_le_bytes([r[k], r[k + 1], r[k + 2], r[k + 3]]);
+        Self {
+            vertex_base: u(0),
+            vertex_count: u(4),
+            triangle_base: u(8),
+            triangle_count: u(12),
+        }
+    }
+}
+
 /// Agent sizes the tile was built for, in world units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AgentSizes {
@@ -142,9 +156,10 @@ pub(crate) struct TileData {
     pub vertex_count: usize,
     pub polys: Vec<Polygon>,
     pub links: Vec<OffMeshLink>,
-    pub detail_meshes: Vec<DetailMesh>,
     /// The as-built bytes.
     pub bytes: Arc<[u8]>,
+    /// Offset of the detail mesh records within `bytes`: they are read in place.
+    pub details_offset: usize,
     /// Offset of the detail triangle array within `bytes`: the triangles are read in place.
     pub tris_offset: usize,
     /// Offset of the area array within `bytes`.
@@ -188,8 +203,8 @@ impl PartialEq for TileData {
             && self.vertex_count == o.vertex_count
             && self.polys == o.polys
             && self.links == o.links
-            && self.detail_meshes == o.detail_meshes
             && self.bytes == o.bytes
+            && self.details_offset == o.details_offset
             && self.tris_offset == o.tris_offset
             && self.areas_offset == o.areas_offset
             && self.portals == o.portals
@@ -204,7 +219,7 @@ impl TileData {
             crate::query::TileIndex::build(
                 self.vertices(),
                 &self.polys,
-                &self.detail_meshes,
+                &self.detail_meshes().collect::<Vec<_>>(),
                 self.detail_vertices(),
             )
         })
@@ -242,6 +257,24 @@ impl TileData {
     #[inline]
     pub fn detail_vertices(&self) -> &[Vec3] {
         &self.coords[self.vertex_count..]
+    }
+
+    /// The detail mesh records as they lie in the bytes, one per ground polygon.
+    #[inline]
+    pub fn detail_records(&self) -> &[[u8; DETAIL_MESH_LEN]] {
+        let end = self.details_offset + DETAIL_MESH_LEN * self.polys.len();
+        self.bytes[self.details_offset..end].as_chunks().0
+    }
+
+    /// The detail mesh of ground polygon `i` (< G).
+    #[inline]
+    pub fn detail_mesh(&self, i: usize) -> DetailMesh {
+        DetailMesh::from_record(&self.detail_records()[i])
+    }
+
+    /// The detail mesh records, decoded, in polygon order.
+    pub fn detail_meshes(&self) -> impl ExactSizeIterator<Item = DetailMesh> + Clone + '_ {
+        self.detail_records().iter().map(DetailMesh::from_record)
     }
 
     /// The detail triangles as they lie in the bytes: three indices and the reserved byte.
@@ -475,9 +508,18 @@ impl NavTile {
         Some(p.verts().iter().map(move |&k| v[k as usize]))
     }
 
-    /// The detail mesh records, one per ground polygon.
-    pub fn detail_meshes(&self) -> &[DetailMesh] {
-        &self.data.detail_meshes
+    /// The detail mesh records, one per ground polygon, decoded from the as-built bytes (where
+    /// they are kept).
+    pub fn detail_meshes(&self) -> impl ExactSizeIterator<Item = DetailMesh> + Clone + '_ {
+        self.data.detail_meshes()
+    }
+
+    /// The detail mesh record of ground polygon `poly`; `None` for an off-mesh link polygon or an
+    /// index out of range.
+    #[inline]
+    pub fn detail_mesh(&self, poly: PolyIndex) -> Option<DetailMesh> {
+        let i = poly.0 as usize;
+        (i < self.data.polys.len()).then(|| self.data.detail_mesh(i))
     }
 
     /// The extra detail vertices.
@@ -496,7 +538,7 @@ impl NavTile {
     /// for an off-mesh link polygon, an index out of range, or a triangle of another polygon.
     pub fn detail_triangle(&self, poly: PolyIndex, t: u32) -> Option<[Vec3; 3]> {
         let p = self.data.polys.get(poly.0 as usize)?;
-        let d = &self.data.detail_meshes[poly.0 as usize];
+        let d = &self.data.detail_mesh(poly.0 as usize);
         if !(d.triangle_base..d.triangle_base + d.triangle_count).contains(&t) {
             return None;
         }
@@ -663,7 +705,7 @@ impl NavTile {
     pub fn poly_height(&self, poly: PolyIndex, p: &Vec3) -> Option<f64> {
         use crate::geom::{closest_t_on_segment_xz, dist2_xz, lerp, orient};
         let pg = self.data.polys.get(poly.0 as usize)?;
-        let d = &self.data.detail_meshes[poly.0 as usize];
+        let d = &self.data.detail_mesh(poly.0 as usize);
         let tris = &self.data.detail_tris()
             [d.triangle_base as usize..(d.triangle_base + d.triangle_count) as usize];
         // Detail index i names the polygon's vertex i below its vertex count, else its extra

@@ -108,7 +108,7 @@ impl RawTile {
             vertices: d.vertices().to_vec(),
             polys: d.polys.clone(),
             links: d.links.clone(),
-            detail_meshes: d.detail_meshes.clone(),
+            detail_meshes: d.detail_meshes().collect(),
             detail_vertices: d.detail_vertices().to_vec(),
             detail_tris: d.detail_tris().iter().map(|t| [t[0], t[1], t[2]]).collect(),
             areas: d.areas().to_vec(),

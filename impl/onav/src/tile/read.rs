@@ -146,6 +146,7 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
 
     // T16: detail meshes, contiguous in polygon order.
     let details_at = r.offset();
+    let details_offset = r.position();
     let mut detail_meshes = Vec::with_capacity(ng as usize);
     let (mut next_v, mut next_t) = (0u32, 0u32);
     for i in 0..ng {
@@ -261,8 +262,8 @@ pub(crate) fn parse(bytes: &[u8], base: u64) -> Result<TileData, FormatError> {
         vertex_count: nv as usize,
         polys,
         links,
-        detail_meshes,
         bytes: Arc::from(bytes),
+        details_offset,
         tris_offset,
         areas_offset,
         content_id: std::sync::OnceLock::new(),
