@@ -262,8 +262,7 @@ impl OpenList {
             return Some(last);
         }
         let top = h[0];
-        // The hole at the root goes down to a leaf along the lesser children (one comparison
-        // a level), then `last` sifts up from there (usually not far: it was a leaf).
+        // Sift `last` down from the root: the least child moves up while it is less.
         let mut i = 0;
         loop {
             let c = 2 * i + 1;
@@ -275,16 +274,11 @@ impl OpenList {
             } else {
                 c
             };
-            h[i] = h[m];
-            i = m;
-        }
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if h[p] < last {
+            if last < h[m] {
                 break;
             }
-            h[i] = h[p];
-            i = p;
+            h[i] = h[m];
+            i = m;
         }
         h[i] = last;
         Some(top)
