@@ -49,7 +49,7 @@ pub(crate) fn edge_portal(g: &Ground<'_>, kind: &LinkKind) -> Option<(Vec3, Vec3
 /// (`spec/queries.md` §1.4), computed as [`edge_portal`]'s ends would give it: `mid` adds the two
 /// ends per component, and binary64 addition is commutative, so which end is the left one does
 /// not matter. `None` for an off-mesh link kind.
-#[inline]
+#[inline(always)]
 pub(crate) fn edge_midpoint(g: &Ground<'_>, kind: &LinkKind) -> Option<Vec3> {
     match *kind {
         LinkKind::Internal { edge } => {
