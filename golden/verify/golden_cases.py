@@ -88,7 +88,9 @@ class Case:
         """Sets slot generations by restoring a patched Full snapshot (a valid state)."""
         self.n += 1
         s, p, m = f"g{self.n}", f"gp{self.n}", f"m{self.n}"
+        self.goldens.append((s, self.model.snapshot("full")))
         self.steps.append(f"  - snapshot: {{mesh: {self.mesh}, mode: full, name: {s}}}")
+        self.steps.append(f"  - expect: {{golden: {s}}}")
         self.steps.append(f"  - patch:\n      from: {s}\n      name: {p}\n      edits:")
         for slot, g in sorted(gens.items()):
             self.steps.append(f"        - set: {{field: 'slot[{slot}].generation', value: {g}}}")
@@ -118,8 +120,10 @@ class Case:
                     self.steps.append(f"        slot[{i}].disabled_count: {len(s['disabled'])}")
         lib = ", ".join(sorted(self.tiles))
         self.steps.append(f"  - restore: {{bytes: {label}-referenced, library: [{lib}], name: back-{label}}}")
+        # The restored mesh's Full snapshot: the model's state restored from its Referenced bytes.
+        self.goldens.append((f"back-{label}-full", self.model.snapshot("full")))
         self.steps.append(f"  - snapshot: {{mesh: back-{label}, mode: full, name: back-{label}-full}}")
-        self.steps.append(f"  - expect: {{equals: {label}-full}}")
+        self.steps.append(f"  - expect: {{golden: back-{label}-full, equals: {label}-full}}")
 
     def yaml(self):
         head = [
