@@ -351,6 +351,20 @@ class Replay:
                 t = self.bytes[v["from"]]
                 for e in v["edits"]:
                     (ek, ea), = e.items()
+                    if ek == "set_vertex":  # vertex[i] at 132 + 24 i (§3.2)
+                        t = bytearray(t)
+                        struct.pack_into("<3d", t, 132 + 24 * integer(ea["index"]), *(exact(x) for x in ea["value"]))
+                        t = bytes(t)
+                        continue
+                    if ek in ("set_area", "set_flags"):
+                        val = integer(ea["value"])
+                        t = set_area_flags(t, integer(ea["poly"]), *((val, None) if ek == "set_area" else (None, val)))
+                        continue
+                    if ek == "agent":  # agent.height, .radius, .climb at 84, 92, 100 (§3.1)
+                        t = bytearray(t)
+                        struct.pack_into("<3d", t, 84, *(exact(ea[k]) for k in ("height", "radius", "climb")))
+                        t = bytes(t)
+                        continue
                     if ek != "add_link":
                         raise Unsupported(f"raw_tile {ek}")
                     t = add_link(t, [exact(x) for x in ea["start"]], [exact(x) for x in ea["end"]],
