@@ -179,8 +179,10 @@ impl Exec<'_> {
             }
             Step::Expect(_) => harness("expect is judged with its step"),
             Step::Continue(c) => {
+                let at = self.lower.step_index();
                 self.lower.step(step);
-                self.twins(&c.meshes.0, &c.meshes.1, &c.ops)?;
+                let goldens = self.twins(&c.meshes.0, &c.meshes.1, &c.ops)?;
+                self.lower.continue_goldens(at, &goldens);
                 Ok(Done::local(None))
             }
             _ => {

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Checks the query-answer goldens of the y_ cases of query/ by a route independent of onav: each
+"""Checks the query-answer goldens of the y_ cases of query/ (and of the continue cases of
+snapshot/) by a route independent of onav: each
 golden is decoded by the `ONQA` layout of spec/conformance.md §3 ("Query answers"), written here
 from the text alone, which must read every byte exactly once; then every reply key the case's
 `expect: {query: …}` lists (values derived by hand from spec/queries.md, see each case's notes)
 must equal the decoded value, floats bitwise and references resolved by replaying the case's mesh
 operations on the spec state model (scenarios/snapshot/tools/replay.py: a tile reference NAME is
-the generation and slot its add_tile got, R1 packs (g << 40) | (s << 20) | p).
+the generation and slot its add_tile got, R1 packs (g << 40) | (s << 20) | p). Every reference
+an answer holds must be a current one of that replayed state. Keys a case does not list (the
+continue cases list none: their answers must equal those of the twin that never left, S26) are
+checked by the layout and that property only, and are printed.
 
     scenarios/query/tools/check_answers.py     check every query-answer golden
 """
@@ -107,15 +111,66 @@ def compare(key, got, want, rp):
     return got == want
 
 
+def check_refs(a, rp):
+    """Every reference in an answer is a current one of the replayed state (R1, R4): its slot holds
+    a tile, its generation is the slot's, its polygon index is below the tile's G + L."""
+    refs = [a["poly"]] if "poly" in a else []
+    refs += a.get("corridor", []) + a.get("visited", []) + [p["poly"] for p in a.get("points", [])]
+    slots = rp.meshes[rp.mesh].slots
+    for r in refs:
+        g, s, p = r >> 40, (r >> 20) & 0xFFFFF, r & 0xFFFFF
+        assert s < len(slots) and slots[s]["tile"] is not None, f"reference {r:#x}: slot {s} is free"
+        v, gc, lc, _, _ = struct.unpack_from("<5I", slots[s]["tile"], 108)
+        assert g == slots[s]["gen"] and p < gc + lc, f"reference {r:#x} is not current"
+
+
+def cases():
+    """The cases with query-answer goldens: query/'s y_ cases and the continue cases of snapshot/."""
+    files = sorted(glob.glob(os.path.join(replay.ROOT, "scenarios", "query", "y_*.yaml")))
+    return files + sorted(glob.glob(os.path.join(replay.ROOT, "scenarios", "snapshot", "y_continue-*.yaml")))
+
+
 def main():
     n = bad = keys = 0
     unchecked = []
-    for f in sorted(glob.glob(os.path.join(replay.ROOT, "scenarios", "query", "y_*.yaml"))):
+
+    def judge(cid, op, e, rp):
+        nonlocal n, bad, keys
+        path = os.path.join(replay.ROOT, "golden", "bytes", cid, e["golden"] + ".bin")
+        n += 1
+        try:
+            got_op, a = decode(open(path, "rb").read())
+            assert got_op == op, f"op {got_op}, the step is {op}"
+            check_refs(a, rp)
+            for k, w in (e.get("query") or {}).items():
+                keys += 1
+                assert k in a, f"{k} missing"
+                assert compare(k, a[k], w, rp), f"{k} is {a[k]}, the case expects {w}"
+            unchecked.extend(f"{cid}/{e['golden']}.{k}" for k in a if k not in (e.get("query") or {}))
+        except (AssertionError, OSError, struct.error, KeyError, IndexError) as x:
+            bad += 1
+            print(f"DIFFERS {cid}/{e['golden']}: {x}")
+
+    for f in cases():
         d = yaml.load(open(f), Loader=yaml.BaseLoader)
         steps = d["steps"]
         rp = Refs(d["id"])
         for i, s in enumerate(steps):
             k = next(iter(s))
+            if k == "continue":
+                a, b = s[k]["meshes"]
+                ops = s[k]["ops"]
+                for j, o in enumerate(ops):
+                    (ok, ov), = o.items()
+                    if ok == "expect":
+                        if "golden" in ov and next(iter(ops[j - 1])) in replay.OPS_QUERY:
+                            rp.mesh = a
+                            judge(d["id"], next(iter(ops[j - 1])), ov, rp)
+                        continue
+                    if ok not in replay.PASSIVE:
+                        rp.op(ok, ov, b)
+                        rp.op(ok, ov, a)
+                continue
             if k not in replay.PASSIVE:
                 rp.run([s])  # the state the queries after it see
                 continue
@@ -123,20 +178,10 @@ def main():
             if k != "expect" or not isinstance(e, dict) or "golden" not in e:
                 continue
             op = next(iter(steps[i - 1]))
+            if op not in replay.OPS_QUERY:
+                continue
             rp.mesh = steps[i - 1][op]["mesh"]
-            path = os.path.join(replay.ROOT, "golden", "bytes", d["id"], e["golden"] + ".bin")
-            n += 1
-            try:
-                got_op, a = decode(open(path, "rb").read())
-                assert got_op == op, f"op {got_op}, the step is {op}"
-                for k, w in (e.get("query") or {}).items():
-                    keys += 1
-                    assert k in a, f"{k} missing"
-                    assert compare(k, a[k], w, rp), f"{k} is {a[k]}, the case expects {w}"
-                unchecked += [f"{d['id']}/{e['golden']}.{k}" for k in a if k not in (e.get("query") or {})]
-            except (AssertionError, OSError, struct.error, KeyError, IndexError) as x:
-                bad += 1
-                print(f"DIFFERS {d['id']}/{e['golden']}: {x}")
+            judge(d["id"], op, e, rp)
     if unchecked:
         print(f"hashed but not listed by their case (checked by the layout only): {', '.join(unchecked)}")
     print(f"{n - bad} of {n} query-answer goldens decode by the ONQA layout and agree with the "

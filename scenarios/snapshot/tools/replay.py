@@ -27,6 +27,7 @@ import spec_generator as gen  # noqa: E402
 import spec_snapshot as snap  # noqa: E402
 
 AREAS = ("navmesh", "snapshot", "meshfile", "tile")
+OPS_QUERY = {"find_nearest_poly", "find_path", "find_straight_path", "raycast"}
 PASSIVE = {"expect", "is_valid_ref", "get_poly", "content_id", "find_nearest_poly", "find_path",
            "find_straight_path", "raycast"}
 
@@ -271,7 +272,11 @@ class Replay:
         """A state-changing mesh operation; returns its output bytes, if any."""
         m = self.meshes[mesh or v.get("mesh")]
         if k == "add_tile":
-            slot = m.add(self.bytes[v["tile"]])
+            t = self.bytes[v["tile"]]
+            taken = any(x["tile"] is not None and x["tile"][72:84] == t[72:84] for x in m.slots)
+            if taken or all(x["tile"] is not None for x in m.slots):
+                return None  # R7: position taken, or no free slot: refused, nothing changes
+            slot = m.add(t)
             if "name" in v:
                 self.refs[v["name"]] = slot
         elif k == "replace_tile":
@@ -323,16 +328,16 @@ class Replay:
         self.bytes[v["name"]] = bytes(b)
 
     def run(self, steps):
-        last = None
+        last, prev = None, None
         for s in steps:
             (k, v), = s.items()
             if k == "expect":
-                if "golden" in v:
+                if "golden" in v and prev not in OPS_QUERY:  # answers: check_answers.py
                     if last is None:
                         raise Unsupported("golden of a step the model has no output for")
                     self.outputs.append((v["golden"], last))
                 continue
-            last = None
+            last, prev = None, k
             if k in PASSIVE:
                 continue
             if k == "world":
@@ -402,12 +407,20 @@ class Replay:
                     self.bytes[v["name"]] = last
             elif k == "continue":
                 a, b = v["meshes"]
+                out, prev = None, None
                 for o in v["ops"]:
                     (ok, ov), = o.items()
+                    if ok == "expect":  # judges the first mesh's output of the op before it
+                        if "golden" in ov and prev not in OPS_QUERY:  # answers: check_answers.py
+                            if out is None:
+                                raise Unsupported("golden of an op the model has no output for")
+                            self.outputs.append((ov["golden"], out))
+                        continue
+                    out, prev = None, ok
                     if ok in PASSIVE:
                         continue
                     self.op(ok, ov, b)
-                    self.op(ok, ov, a)  # names the ops define are A's
+                    out = self.op(ok, ov, a)  # names the ops define are A's
             else:
                 last = self.op(k, v)
         return self.outputs
