@@ -102,10 +102,7 @@ impl Out {
         }
     }
     fn name(&mut self, key: &str, v: &Value, names: &[&str]) -> Result<(), AnswerError> {
-        match v
-            .as_str()
-            .and_then(|s| names.iter().position(|n| *n == s))
-        {
+        match v.as_str().and_then(|s| names.iter().position(|n| *n == s)) {
             Some(i) => {
                 self.u8(i as u8);
                 Ok(())
@@ -227,7 +224,11 @@ impl In<'_> {
         Ok(wire::float(f64::from_bits(self.u64(key)?)))
     }
     fn vec3(&mut self, key: &str) -> Result<Value, AnswerError> {
-        Ok(Value::Array(vec![self.f64(key)?, self.f64(key)?, self.f64(key)?]))
+        Ok(Value::Array(vec![
+            self.f64(key)?,
+            self.f64(key)?,
+            self.f64(key)?,
+        ]))
     }
     fn reference(&mut self, key: &str) -> Result<Value, AnswerError> {
         Ok(Value::from(crate::protocol::ref_to_hex(self.u64(key)?)))
@@ -237,7 +238,10 @@ impl In<'_> {
         if n > self.b.len().saturating_sub(self.at) / 8 {
             return bad(key, "has a count the bytes cannot hold");
         }
-        (0..n).map(|_| self.reference(key)).collect::<Result<_, _>>().map(Value::Array)
+        (0..n)
+            .map(|_| self.reference(key))
+            .collect::<Result<_, _>>()
+            .map(Value::Array)
     }
     fn boolean(&mut self, key: &str) -> Result<Value, AnswerError> {
         match self.u8(key)? {
@@ -281,7 +285,10 @@ pub fn decode(bytes: &[u8]) -> Result<(&'static str, Map<String, Value>), Answer
             "find_nearest_poly"
         }
         2 => {
-            m.insert("status".into(), r.name("status", &["complete", "partial", "out_of_nodes"])?);
+            m.insert(
+                "status".into(),
+                r.name("status", &["complete", "partial", "out_of_nodes"])?,
+            );
             m.insert("cost".into(), r.f64("cost")?);
             m.insert("corridor".into(), r.references("corridor")?);
             "find_path"
@@ -303,7 +310,10 @@ pub fn decode(bytes: &[u8]) -> Result<(&'static str, Map<String, Value>), Answer
             "find_straight_path"
         }
         4 => {
-            m.insert("stop".into(), r.name("stop", &["reached", "wall", "missed", "visit_limit"])?);
+            m.insert(
+                "stop".into(),
+                r.name("stop", &["reached", "wall", "missed", "visit_limit"])?,
+            );
             m.insert("t".into(), r.f64("t")?);
             m.insert("normal".into(), r.vec3("normal")?);
             match r.u8("edge")? {
@@ -353,10 +363,18 @@ mod tests {
 
     #[test]
     fn every_nan_is_one_nan_and_signed_zeros_differ() {
-        let nan = |c: Value| encode("find_path", &map(json!({"status": "complete", "cost": c, "corridor": []})));
+        let nan = |c: Value| {
+            encode(
+                "find_path",
+                &map(json!({"status": "complete", "cost": c, "corridor": []})),
+            )
+        };
         assert_eq!(nan(json!("nan")).unwrap()[9..17], NAN_BITS.to_le_bytes());
         assert_ne!(nan(json!(0.0)).unwrap(), nan(json!(-0.0)).unwrap());
-        assert_eq!(nan(json!("inf")).unwrap()[9..17], f64::INFINITY.to_bits().to_le_bytes());
+        assert_eq!(
+            nan(json!("inf")).unwrap()[9..17],
+            f64::INFINITY.to_bits().to_le_bytes()
+        );
     }
 
     #[test]
@@ -373,7 +391,9 @@ mod tests {
 
     #[test]
     fn decoding_inverts_encoding_and_refuses_leftovers() {
-        let r = map(json!({"stop": "wall", "t": 0.25, "normal": [0.0, 0.0, -1.0], "visited": ["0x10000000001"], "edge": 3}));
+        let r = map(
+            json!({"stop": "wall", "t": 0.25, "normal": [0.0, 0.0, -1.0], "visited": ["0x10000000001"], "edge": 3}),
+        );
         let b = encode("raycast", &r).unwrap();
         let (op, back) = decode(&b).unwrap();
         assert_eq!((op, encode(op, &back).unwrap()), ("raycast", b.clone()));
@@ -384,9 +404,15 @@ mod tests {
 
     #[test]
     fn a_malformed_reply_names_its_key() {
-        let e = encode("find_nearest_poly", &map(json!({"found": true, "poly": "0x1"})));
+        let e = encode(
+            "find_nearest_poly",
+            &map(json!({"found": true, "poly": "0x1"})),
+        );
         assert_eq!(e.unwrap_err().key, "point");
-        let e = encode("find_path", &map(json!({"status": "lost", "cost": 0, "corridor": []})));
+        let e = encode(
+            "find_path",
+            &map(json!({"status": "lost", "cost": 0, "corridor": []})),
+        );
         assert_eq!(e.unwrap_err().key, "status");
         assert!(encode("add_tile", &Map::new()).is_err());
     }

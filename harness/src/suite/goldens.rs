@@ -117,6 +117,10 @@ mod tests {
             without_golden(&c.scenario.steps, &format!("{} step", c.id), &mut missing);
         }
         assert!(seen > 80, "only {seen} accept cases found");
-        assert!(missing.is_empty(), "outputs without a golden:\n{}", missing.join("\n"));
+        assert!(
+            missing.is_empty(),
+            "outputs without a golden:\n{}",
+            missing.join("\n")
+        );
     }
 }
