@@ -182,6 +182,14 @@ def main():
                 continue
             rp.mesh = steps[i - 1][op]["mesh"]
             judge(d["id"], op, e, rp)
+    # The two continue cases restore one state, from a Full and from a Referenced snapshot, and
+    # apply the same ops (S23, S26): their answers must be equal label by label.
+    pair = [os.path.join(replay.ROOT, "golden", "bytes", "snapshot", c) for c in ("y_continue-full", "y_continue-referenced")]
+    for label in sorted(x for x in os.listdir(pair[0]) if x.startswith("continue-") and not x.startswith("continue-cs")):
+        a, b = (open(os.path.join(d, label), "rb").read() if os.path.exists(os.path.join(d, label)) else None for d in pair)
+        if a != b:
+            bad += 1
+            print(f"DIFFERS snapshot/y_continue-full/{label} and snapshot/y_continue-referenced/{label}")
     if unchecked:
         print(f"hashed but not listed by their case (checked by the layout only): {', '.join(unchecked)}")
     print(f"{n - bad} of {n} query-answer goldens decode by the ONQA layout and agree with the "
