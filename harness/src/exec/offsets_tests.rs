@@ -161,7 +161,11 @@ const BY_HAND: &[(&str, &str, u64)] = &[
     // scenarios/snapshot/tools/nested_trailing.py walks the layouts. In a mesh file the tile
     // starts at 80 + 4; in a snapshot at 101 (above).
     ("meshfile/n_tile-trailing-byte", "tile[0].end", 391),
-    ("snapshot/n_inline-tile-trailing-byte", "slot[0].tile.end", 408),
+    (
+        "snapshot/n_inline-tile-trailing-byte",
+        "slot[0].tile.end",
+        408,
+    ),
 ];
 
 /// Every rejection of the reference over the whole suite, case by case; with `require_pass`,
