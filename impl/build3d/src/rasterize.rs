@@ -121,6 +121,7 @@ impl Heightfield {
 
 /// The point where edge p–q crosses `axis = k`, computed from the endpoint with the smaller
 /// coordinate on the axis (`spec/build3d.md` B17); exactly k on the axis.
+#[cfg(test)]
 #[inline]
 fn crossing(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> [f64; 3] {
     let (a, b) = if p[axis] < q[axis] { (p, q) } else { (q, p) };
@@ -137,6 +138,7 @@ fn crossing(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> [f64; 3] {
 }
 
 /// Whether edge p–q crosses the line `axis = k` strictly (one end below, the other above).
+#[cfg(test)]
 #[inline]
 fn crosses(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> bool {
     (p[axis] < k && q[axis] > k) || (p[axis] > k && q[axis] < k)
@@ -145,6 +147,7 @@ fn crosses(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> bool {
 /// The convex polygon `poly` clipped to the closed strip `lo ≤ p[axis] ≤ hi` in one pass
 /// (B17): for each edge p → q in order, p if it lies in the strip, then the crossings of the
 /// edge with the strip's lines in the order the edge meets them. Calls `emit` per point.
+#[cfg(test)]
 #[inline]
 fn strip(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64, mut emit: impl FnMut(&[f64; 3])) {
     let n = poly.len();
@@ -207,53 +210,131 @@ impl Range {
 struct Columns {
     lines: Vec<Range>,
     verts: Vec<Range>,
-    /// Per slab vertex: ⌊u⌋ and whether u is an integer (the vertex lies on a column line).
-    floors: Vec<(i64, bool)>,
 }
 
-fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
+/// Most points `strip` emits for a triangle: each of its three edges emits at most its start
+/// and its two crossings.
+const SLAB_CAP: usize = 9;
+
+/// One row's slab, `strip(triangle, w, j, j + 1)` (B17), as its points' u and v (w is not read
+/// once the row is cut), with ⌊u⌋ and whether u is an integer per point.
+#[derive(Debug, Clone, Copy)]
+struct Slab {
+    n: usize,
+    u: [f64; SLAB_CAP],
+    v: [f64; SLAB_CAP],
+}
+
+impl Slab {
+    const EMPTY: Self = Self {
+        n: 0,
+        u: [0.0; SLAB_CAP],
+        v: [0.0; SLAB_CAP],
+    };
+
+    #[inline]
+    fn push(&mut self, u: f64, v: f64) {
+        self.u[self.n] = u;
+        self.v[self.n] = v;
+        self.n += 1;
+    }
+
+    /// The crossing of edge a–b (a below b in w) with the line w = k: `crossing` of B17 for
+    /// the u and v components.
+    #[inline]
+    fn push_crossing(&mut self, a: &[f64; 3], b: &[f64; 3], k: f64) {
+        let t = (k - a[2]) / (b[2] - a[2]);
+        self.push(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+    }
+
+    /// `strip(t, w, lo, lo + 1)` exactly as [`strip`] emits it, in the same order.
+    #[inline]
+    fn cut(&mut self, t: &[[f64; 3]; 3], lo: f64) {
+        let hi = lo + 1.0;
+        self.n = 0;
+        for i in 0..3 {
+            let p = &t[i];
+            let q = &t[if i == 2 { 0 } else { i + 1 }];
+            let (pw, qw) = (p[2], q[2]);
+            if pw >= lo && pw <= hi {
+                self.push(p[0], p[1]);
+            }
+            // `crosses` for p below q is pw < k < qw, else qw < k < pw; the crossing is
+            // computed from the lower end.
+            if pw < qw {
+                if pw < lo && lo < qw {
+                    self.push_crossing(p, q, lo);
+                }
+                if pw < hi && hi < qw {
+                    self.push_crossing(p, q, hi);
+                }
+            } else {
+                if qw < hi && hi < pw {
+                    self.push_crossing(q, p, hi);
+                }
+                if qw < lo && lo < pw {
+                    self.push_crossing(q, p, lo);
+                }
+            }
+        }
+    }
+
+    /// The slab's points as (u, v, 0) (for tests and the reference path).
+    #[cfg(test)]
+    fn points(&self) -> Vec<[f64; 3]> {
+        (0..self.n).map(|e| [self.u[e], self.v[e], 0.0]).collect()
+    }
+}
+
+/// The crossings and vertices of the columns i0 ..= i1 of a slab with points (u, v) (at least
+/// three), into `acc` (entries 0 ..= i1 − i0 + 1 of `lines`, 0 ..= i1 − i0 of `verts`).
+fn columns(u: &[f64], v: &[f64], i0: i64, i1: i64, acc: &mut Columns) {
     let n = (i1 - i0 + 1) as usize;
-    acc.lines.clear();
-    acc.lines.resize(n + 1, Range::default());
-    acc.verts.clear();
-    acc.verts.resize(n, Range::default());
-    acc.floors.clear();
-    acc.floors.extend(slab.iter().map(|p| {
-        let f = floor_nn(p[0]);
-        (f, f as f64 == p[0])
-    }));
-    let m = slab.len();
+    if acc.lines.len() < n + 1 {
+        acc.lines.resize(n + 1, Range::default());
+        acc.verts.resize(n + 1, Range::default());
+    }
+    let lines = &mut acc.lines[..=n];
+    let verts = &mut acc.verts[..n];
+    lines.fill(Range::default());
+    verts.fill(Range::default());
+    let m = u.len().min(v.len()).min(SLAB_CAP);
+    let (u, v) = (&u[..m], &v[..m]);
+    let mut fl = [0i64; SLAB_CAP];
+    let mut on = [false; SLAB_CAP];
+    for e in 0..m {
+        let f = floor_nn(u[e]);
+        fl[e] = f;
+        on[e] = f as f64 == u[e];
+    }
     for e in 0..m {
         let next = if e + 1 == m { 0 } else { e + 1 };
-        let (p, q) = (&slab[e], &slab[next]);
-        // Vertex p lies in the closed strip of column i when i ≤ p.u ≤ i + 1: column ⌊u⌋,
+        // Vertex e lies in the closed strip of column i when i ≤ u ≤ i + 1: column ⌊u⌋,
         // and column u − 1 too when u is on a line.
-        let (fu, on_line) = acc.floors[e];
+        let fu = fl[e];
         if fu >= i0 && fu <= i1 {
-            acc.verts[(fu - i0) as usize].add(p[1]);
+            verts[(fu - i0) as usize].add(v[e]);
         }
-        if on_line && fu > i0 && fu - 1 <= i1 {
-            acc.verts[(fu - 1 - i0) as usize].add(p[1]);
+        if on[e] && fu > i0 && fu - 1 <= i1 {
+            verts[(fu - 1 - i0) as usize].add(v[e]);
         }
-        // Lines strictly between p.u and q.u: from ⌊a.u⌋ + 1 to ⌈b.u⌉ − 1.
-        let (a, b, fa, fb) = if p[0] < q[0] {
-            (p, q, acc.floors[e], acc.floors[next])
-        } else {
-            (q, p, acc.floors[next], acc.floors[e])
-        };
-        if a[0] >= b[0] {
+        // Lines strictly between the ends' u: from ⌊a.u⌋ + 1 to ⌈b.u⌉ − 1, a the lower end.
+        let (a, b) = if u[e] < u[next] { (e, next) } else { (next, e) };
+        let (au, bu) = (u[a], u[b]);
+        if au >= bu {
             continue;
         }
-        let k0 = (fa.0 + 1).max(i0);
-        let k1 = (if fb.1 { fb.0 - 1 } else { fb.0 }).min(i1 + 1);
+        let k0 = (fl[a] + 1).max(i0);
+        let k1 = (if on[b] { fl[b] - 1 } else { fl[b] }).min(i1 + 1);
         if k0 > k1 {
             continue;
         }
-        let lines = &mut acc.lines[(k0 - i0) as usize..=(k1 - i0) as usize];
-        for (k, l) in (k0..=k1).zip(lines) {
-            let kf = k as f64;
-            let t = (kf - a[0]) / (b[0] - a[0]);
-            l.add(a[1] + (b[1] - a[1]) * t);
+        let (av, bv) = (v[a], v[b]);
+        let (du, dv) = (bu - au, bv - av);
+        let span = &mut lines[(k0 - i0) as usize..=(k1 - i0) as usize];
+        for (k, l) in (k0..=k1).zip(span) {
+            let t = (k as f64 - au) / du;
+            l.add(av + dv * t);
         }
     }
 }
@@ -294,7 +375,7 @@ pub(crate) fn rasterize(
 ) -> Result<Heightfield, BuildError> {
     let size = win.size as i64;
     let mut raw: Vec<RawSpan> = Vec::new();
-    let mut slab: Vec<[f64; 3]> = Vec::with_capacity(8);
+    let mut slab = Slab::EMPTY;
     let mut acc = Columns::default();
     let mut occ = Occupied {
         x0: win.size,
@@ -307,19 +388,19 @@ pub(crate) fn rasterize(
         let (j0, j1) = cell_range(&t.p, 2);
         let (j0, j1) = (j0.max(win.z0), j1.min(win.z0 + size - 1));
         for j in j0..=j1 {
-            let k = j as f64;
-            slab.clear();
-            strip(&t.p, 2, k, k + 1.0, |p| slab.push(*p));
-            if slab.len() < 3 {
+            slab.cut(&t.p, j as f64);
+            let m = slab.n;
+            if m < 3 {
                 continue;
             }
-            let (mut lo, mut hi) = (slab[0][0], slab[0][0]);
-            for p in &slab[1..] {
-                if p[0] < lo {
-                    lo = p[0];
+            let (us, vs) = (&slab.u[..m], &slab.v[..m]);
+            let (mut lo, mut hi) = (us[0], us[0]);
+            for &u in &us[1..] {
+                if u < lo {
+                    lo = u;
                 }
-                if p[0] > hi {
-                    hi = p[0];
+                if u > hi {
+                    hi = u;
                 }
             }
             let (flo, fhi) = (floor_nn(lo), floor_nn(hi));
@@ -333,12 +414,12 @@ pub(crate) fn rasterize(
                 // The slab lies in one column's closed strip and no edge crosses its lines
                 // strictly: the cell's points are the slab's, as `columns` would find them.
                 let (mut vlo, mut vhi) = (f64::INFINITY, f64::NEG_INFINITY);
-                for p in &slab {
-                    if p[1] < vlo {
-                        vlo = p[1];
+                for &v in vs {
+                    if v < vlo {
+                        vlo = v;
                     }
-                    if p[1] > vhi {
-                        vhi = p[1];
+                    if v > vhi {
+                        vhi = v;
                     }
                 }
                 let x = (i0 - win.x0) as usize;
@@ -349,9 +430,10 @@ pub(crate) fn rasterize(
                 occ.z1 = occ.z1.max(z + 1);
                 continue;
             }
-            columns(&slab, i0, i1, &mut acc);
+            columns(us, vs, i0, i1, &mut acc);
+            let n = (i1 - i0 + 1) as usize;
             let before = raw.len();
-            let cells = acc.lines.windows(2).zip(&acc.verts);
+            let cells = acc.lines[..=n].windows(2).zip(&acc.verts[..n]);
             for ((lr, v), i) in cells.zip(i0..=i1) {
                 // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
                 // and the slab's vertices in the closed strip.
