@@ -192,13 +192,10 @@ impl Default for Range {
 impl Range {
     #[inline]
     fn add(&mut self, v: f64) {
+        // `fmin`/`fmax` of §1.1, stored unconditionally so that they compile without branches.
         self.count += 1;
-        if v < self.lo {
-            self.lo = v;
-        }
-        if v > self.hi {
-            self.hi = v;
-        }
+        self.lo = fmin(self.lo, v);
+        self.hi = fmax(self.hi, v);
     }
 }
 
@@ -223,6 +220,11 @@ struct Slab {
     n: usize,
     u: [f64; SLAB_CAP],
     v: [f64; SLAB_CAP],
+    /// Per triangle edge, its crossing (line k, u, v) with the upper line of the last row cut:
+    /// the upper line w = j + 1 of row j is the lower line of row j + 1, and an edge's crossing
+    /// with it is the same value both times (B17), so it is computed once. k is NaN (equal to
+    /// nothing) before the first.
+    memo: [[f64; 3]; 3],
 }
 
 impl Slab {
@@ -230,7 +232,14 @@ impl Slab {
         n: 0,
         u: [0.0; SLAB_CAP],
         v: [0.0; SLAB_CAP],
+        memo: [[f64::NAN; 3]; 3],
     };
+
+    /// Starts a new triangle: forgets the crossings of the last one.
+    #[inline]
+    fn forget(&mut self) {
+        self.memo = [[f64::NAN; 3]; 3];
+    }
 
     #[inline]
     fn push(&mut self, u: f64, v: f64) {
@@ -242,9 +251,30 @@ impl Slab {
     /// The crossing of edge a–b (a below b in w) with the line w = k: `crossing` of B17 for
     /// the u and v components.
     #[inline]
-    fn push_crossing(&mut self, a: &[f64; 3], b: &[f64; 3], k: f64) {
+    fn crossing(a: &[f64; 3], b: &[f64; 3], k: f64) -> [f64; 3] {
         let t = (k - a[2]) / (b[2] - a[2]);
-        self.push(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+        [k, a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+    }
+
+    /// The crossing of edge `e` with the row's lower line k, remembered from the row below
+    /// when it crossed that row's upper line.
+    #[inline]
+    fn push_lower(&mut self, e: usize, a: &[f64; 3], b: &[f64; 3], k: f64) {
+        let m = self.memo[e];
+        let [_, u, v] = if m[0] == k {
+            m
+        } else {
+            Self::crossing(a, b, k)
+        };
+        self.push(u, v);
+    }
+
+    /// The crossing of edge `e` with the row's upper line k, remembered for the next row.
+    #[inline]
+    fn push_upper(&mut self, e: usize, a: &[f64; 3], b: &[f64; 3], k: f64) {
+        let m = Self::crossing(a, b, k);
+        self.memo[e] = m;
+        self.push(m[1], m[2]);
     }
 
     /// `strip(t, w, lo, lo + 1)` exactly as [`strip`] emits it, in the same order.
@@ -263,17 +293,17 @@ impl Slab {
             // computed from the lower end.
             if pw < qw {
                 if pw < lo && lo < qw {
-                    self.push_crossing(p, q, lo);
+                    self.push_lower(i, p, q, lo);
                 }
                 if pw < hi && hi < qw {
-                    self.push_crossing(p, q, hi);
+                    self.push_upper(i, p, q, hi);
                 }
             } else {
                 if qw < hi && hi < pw {
-                    self.push_crossing(q, p, hi);
+                    self.push_upper(i, q, p, hi);
                 }
                 if qw < lo && lo < pw {
-                    self.push_crossing(q, p, lo);
+                    self.push_lower(i, q, p, lo);
                 }
             }
         }
@@ -387,6 +417,7 @@ pub(crate) fn rasterize(
         let t = &tris[ti as usize];
         let (j0, j1) = cell_range(&t.p, 2);
         let (j0, j1) = (j0.max(win.z0), j1.min(win.z0 + size - 1));
+        slab.forget();
         for j in j0..=j1 {
             slab.cut(&t.p, j as f64);
             let m = slab.n;
@@ -467,8 +498,36 @@ pub(crate) fn rasterize(
     Ok(merge(raw, win, climb, occ))
 }
 
+/// A raw span as one sortable key: smin in bits 33.., smax in bits 8..33, area in bits 0..8
+/// (smin < 2^24 and smax ≤ 2^24 by L5). Ascending keys are ascending smin.
+#[inline]
+fn key(s: &RawSpan) -> u64 {
+    (u64::from(s.smin) << 33) | (u64::from(s.smax) << 8) | u64::from(s.area)
+}
+
+const _: () = assert!(MAX_SPAN_HEIGHT < 1 << 25, "smax fits in 25 bits of a key");
+
+/// Sorts one column's keys ascending: a few keys, so insertion sort.
+#[inline]
+fn sort_keys(col: &mut [u64]) {
+    if col.len() > 32 {
+        col.sort_unstable();
+        return;
+    }
+    for i in 1..col.len() {
+        let k = col[i];
+        let mut j = i;
+        while j > 0 && col[j - 1] > k {
+            col[j] = col[j - 1];
+            j -= 1;
+        }
+        col[j] = k;
+    }
+}
+
 /// The order-free merge of §5.3: raw spans bucketed by column (within the occupied rectangle),
-/// sorted by bottom within it.
+/// sorted by bottom within it (ties in any order: a group's bottom, top and area do not depend
+/// on it).
 fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
     let (w, size) = (occ.x1 - occ.x0, win.size);
     let rect = |s: &RawSpan| (usize::from(s.z) - occ.z0) * w + (usize::from(s.x) - occ.x0);
@@ -481,41 +540,34 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
         count[c + 1] += count[c];
     }
     let mut fill = count.clone();
-    let mut sorted = vec![
-        RawSpan {
-            x: 0,
-            z: 0,
-            smin: 0,
-            smax: 0,
-            area: 0,
-        };
-        raw.len()
-    ];
-    for s in raw {
-        let f = &mut fill[rect(&s)];
-        sorted[*f as usize] = s;
+    let mut sorted = vec![0u64; raw.len()];
+    for s in &raw {
+        let f = &mut fill[rect(s)];
+        sorted[*f as usize] = key(s);
         *f += 1;
     }
+    drop(raw);
+    const SMAX: u64 = (1 << 25) - 1;
     let mut spans = Vec::with_capacity(sorted.len());
     let start = column_starts(size, occ, |c| {
         let (x, z) = (c % size, c / size);
         let r = (z - occ.z0) * w + (x - occ.x0);
         let col = &mut sorted[count[r] as usize..count[r + 1] as usize];
-        col.sort_unstable_by_key(|s| s.smin);
+        sort_keys(col);
         let mut i = 0;
         while i < col.len() {
             // One merged span: all raw spans reachable by overlap or touch.
-            let smin = col[i].smin;
-            let mut hi = col[i].smax;
+            let smin = (col[i] >> 33) as u32;
+            let mut hi = ((col[i] >> 8) & SMAX) as u32;
             let mut j = i + 1;
-            while j < col.len() && col[j].smin <= hi {
-                hi = hi.max(col[j].smax);
+            while j < col.len() && ((col[j] >> 33) as u32) <= hi {
+                hi = hi.max(((col[j] >> 8) & SMAX) as u32);
                 j += 1;
             }
             let area = col[i..j]
                 .iter()
-                .filter(|s| hi - s.smax <= climb)
-                .map(|s| s.area)
+                .filter(|&&k| hi - ((k >> 8) & SMAX) as u32 <= climb)
+                .map(|&k| k as u8)
                 .max()
                 .unwrap_or(0);
             spans.push(Span {
