@@ -14,6 +14,8 @@
 //!
 //! Limits: L9 (raw spans per tile).
 
+use std::cell::Cell;
+
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::limits::MAX_SPAN_HEIGHT;
 use crate::num::{ceil_i, floor_nn, fmax, fmin};
@@ -394,6 +396,15 @@ fn span(x: usize, z: usize, vlo: f64, vhi: f64, area: u8) -> RawSpan {
     }
 }
 
+thread_local! {
+    /// A worker's raw-span buffer, reused from tile to tile so that it grows once (nothing in
+    /// it outlives a call of [`rasterize`]).
+    static RAW: Cell<Vec<RawSpan>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest raw-span buffer (in spans, 16 bytes each) a worker keeps for its next tile.
+const KEEP_RAW: usize = 1 << 20;
+
 /// Rasterizes the listed triangles into the window and merges the spans (§5).
 pub(crate) fn rasterize(
     tris: &[GridTri],
@@ -404,7 +415,8 @@ pub(crate) fn rasterize(
     max_spans: u64,
 ) -> Result<Heightfield, BuildError> {
     let size = win.size as i64;
-    let mut raw: Vec<RawSpan> = Vec::new();
+    let mut raw = RAW.take();
+    raw.clear();
     let mut slab = Slab::EMPTY;
     let mut acc = Columns::default();
     let mut occ = Occupied {
@@ -495,7 +507,11 @@ pub(crate) fn rasterize(
     if raw.is_empty() {
         occ = Occupied::default();
     }
-    Ok(merge(raw, win, climb, occ))
+    let hf = merge(&raw, win, climb, occ);
+    if raw.capacity() <= KEEP_RAW {
+        RAW.set(raw);
+    }
+    Ok(hf)
 }
 
 /// A raw span as one sortable key: smin in bits 33.., smax in bits 8..33, area in bits 0..8
@@ -507,12 +523,44 @@ fn key(s: &RawSpan) -> u64 {
 
 const _: () = assert!(MAX_SPAN_HEIGHT < 1 << 25, "smax fits in 25 bits of a key");
 
-/// Sorts one column's keys ascending: a few keys, so insertion sort.
+/// Orders two keys of a column (without a branch).
+#[inline]
+fn order(col: &mut [u64], i: usize, j: usize) {
+    let (a, b) = (col[i], col[j]);
+    col[i] = a.min(b);
+    col[j] = a.max(b);
+}
+
+/// Sorts one column's keys ascending: a few keys, so a sorting network up to four (columns
+/// mostly hold two to four raw spans, whose order an insertion sort mispredicts), insertion
+/// sort up to 32.
 #[inline]
 fn sort_keys(col: &mut [u64]) {
-    if col.len() > 32 {
-        col.sort_unstable();
-        return;
+    match col.len() {
+        0 | 1 => return,
+        2 => {
+            order(col, 0, 1);
+            return;
+        }
+        3 => {
+            order(col, 0, 1);
+            order(col, 1, 2);
+            order(col, 0, 1);
+            return;
+        }
+        4 => {
+            order(col, 0, 1);
+            order(col, 2, 3);
+            order(col, 0, 2);
+            order(col, 1, 3);
+            order(col, 1, 2);
+            return;
+        }
+        n if n > 32 => {
+            col.sort_unstable();
+            return;
+        }
+        _ => {}
     }
     for i in 1..col.len() {
         let k = col[i];
@@ -528,12 +576,12 @@ fn sort_keys(col: &mut [u64]) {
 /// The order-free merge of §5.3: raw spans bucketed by column (within the occupied rectangle),
 /// sorted by bottom within it (ties in any order: a group's bottom, top and area do not depend
 /// on it).
-fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
+fn merge(raw: &[RawSpan], win: Window, climb: u32, occ: Occupied) -> Heightfield {
     let (w, size) = (occ.x1 - occ.x0, win.size);
     let rect = |s: &RawSpan| (usize::from(s.z) - occ.z0) * w + (usize::from(s.x) - occ.x0);
     let n = w * (occ.z1 - occ.z0);
     let mut count = vec![0u32; n + 1];
-    for s in &raw {
+    for s in raw {
         count[rect(s) + 1] += 1;
     }
     for c in 0..n {
@@ -541,12 +589,11 @@ fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfie
     }
     let mut fill = count.clone();
     let mut sorted = vec![0u64; raw.len()];
-    for s in &raw {
+    for s in raw {
         let f = &mut fill[rect(s)];
         sorted[*f as usize] = key(s);
         *f += 1;
     }
-    drop(raw);
     const SMAX: u64 = (1 << 25) - 1;
     let mut spans = Vec::with_capacity(sorted.len());
     let start = column_starts(size, occ, |c| {

@@ -104,7 +104,7 @@ fn span_bounds_floor_and_ceil() {
 }
 
 fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
-    let raw = raw
+    let raw: Vec<RawSpan> = raw
         .iter()
         .map(|&(smin, smax, area)| RawSpan {
             x: 0,
@@ -120,7 +120,7 @@ fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
         x1: 1,
         z1: 1,
     };
-    merge(raw, win(1), climb, occ).spans
+    merge(&raw, win(1), climb, occ).spans
 }
 
 #[test]
@@ -187,6 +187,15 @@ proptest! {
                 prop_assert_eq!(l.hi.max(r.hi).max(v.hi), want.hi);
             }
         }
+    }
+
+    #[test]
+    fn column_keys_sort_like_the_library(mut keys in prop::collection::vec(0u64..8, 0..40)) {
+        // Small ranges, so ties at every length (networks up to 4, insertion, library above 32).
+        let mut want = keys.clone();
+        want.sort_unstable();
+        sort_keys(&mut keys);
+        prop_assert_eq!(keys, want);
     }
 
     #[test]
@@ -270,7 +279,7 @@ fn reference(tris: &[GridTri], win: Window, climb: u32) -> Heightfield {
             z1: raw.iter().map(|s| usize::from(s.z)).max().unwrap() + 1,
         }
     };
-    merge(raw, win, climb, occ)
+    merge(&raw, win, climb, occ)
 }
 
 #[test]
