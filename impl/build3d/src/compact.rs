@@ -101,6 +101,21 @@ impl Compact {
         }
     }
 
+    /// A copy with the areas `area` (one per span).
+    pub(crate) fn with_area(&self, area: Vec<u8>) -> Compact {
+        debug_assert_eq!(area.len(), self.span_count());
+        Compact {
+            win: self.win,
+            occ: self.occ,
+            start: self.start.clone(),
+            y: self.y.clone(),
+            top: self.top.clone(),
+            area,
+            link: self.link.clone(),
+            col: self.col.clone(),
+        }
+    }
+
     pub(crate) fn span_count(&self) -> usize {
         self.y.len()
     }

@@ -91,6 +91,7 @@ const NX: usize = 2;
 const NZ: usize = 3;
 
 /// Builds the regions of §10.
+#[cfg(test)]
 pub(crate) fn regions(
     c: &Compact,
     min_area: u32,
@@ -98,9 +99,27 @@ pub(crate) fn regions(
     cell: TileCell,
     max_regions: u64,
 ) -> Result<Regions, BuildError> {
+    regions_with(
+        c,
+        &c.neighbour_table(),
+        min_area,
+        merge_area,
+        cell,
+        max_regions,
+    )
+}
+
+/// Builds the regions of §10, with `nb` the [`Compact::neighbour_table`] of `c`.
+pub(crate) fn regions_with(
+    c: &Compact,
+    nb: &[[u32; 4]],
+    min_area: u32,
+    merge_area: u32,
+    cell: TileCell,
+    max_regions: u64,
+) -> Result<Regions, BuildError> {
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
-    let nb = c.neighbour_table();
     let mut reg = vec![0u32; n];
     for col in c.occ.cols(size) {
         if !c.win.interior(col % size, col / size) {
@@ -134,7 +153,7 @@ pub(crate) fn regions(
                     continue;
                 }
                 let joined = (x > b)
-                    .then(|| mutual_in(&nb, i, NX))
+                    .then(|| mutual_in(nb, i, NX))
                     .flatten()
                     .filter(|&j| c.area[j] == c.area[i] && sweep_of[j] != u32::MAX)
                     .map(|j| sweep_of[j] as usize)
@@ -156,7 +175,7 @@ pub(crate) fn regions(
             if z == b {
                 return None;
             }
-            let j = mutual_in(&nb, i, NZ)?;
+            let j = mutual_in(nb, i, NZ)?;
             let r = reg[j];
             (c.area[j] == c.area[i] && r != 0 && r != BORDER).then_some((j, r))
         };
@@ -223,7 +242,7 @@ pub(crate) fn regions(
         }
     }
     let count = next - 1;
-    let mut info = analyse(c, &nb, &reg, count);
+    let mut info = analyse(c, nb, &reg, count);
     filter_small(&mut info, min_area);
     let alias = merge(&mut info, merge_area);
     // Renumber survivors ascending.

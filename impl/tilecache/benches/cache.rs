@@ -109,6 +109,9 @@ fn main() {
         median(adds) / 1e3,
         cells as f64 / n_adds as f64
     );
+    if std::env::var_os("ONAV_PROFILE_ADDS").is_some() {
+        return;
+    }
 
     // 100 cylinders settled by one update.
     for p in spots.iter().take(100) {
