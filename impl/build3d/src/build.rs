@@ -12,7 +12,7 @@ use crate::compact::{compact, Compact};
 use crate::contours::contours;
 use crate::error::{check, BuildError, LimitKind, ObjError, TileCell};
 use crate::geometry::Geometry;
-use crate::layers::layers;
+use crate::layers::layers_with;
 use crate::marks::{apply_areas, AreaMark};
 use crate::output::{
     cell_bounds, mesh_of, poly_area2_xz, write_tile, FormatError, LayerMesh, MeshError, MeshParams,
@@ -304,7 +304,7 @@ impl Plan {
         if regs.count == 0 {
             return Ok(Vec::new());
         }
-        let (layer_of, nlayers) = layers(c, &regs, s.tile_size, cell, caps.layers)?;
+        let (layer_of, nlayers) = layers_with(c, nb, &regs, s.tile_size, cell, caps.layers)?;
         let conts = contours(c, &regs, s.max_edge_error, self.d.max_edge_len, cell)?;
         let mut area_of = vec![0u8; regs.count as usize + 1];
         for (i, &r) in regs.reg.iter().enumerate() {

@@ -10,7 +10,6 @@
 //! Limits: L10 (spans per column).
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
-use crate::filter::DIRS;
 use crate::rasterize::{column_starts, Heightfield, Occupied, Window};
 
 /// No link in that direction.
@@ -89,11 +88,11 @@ impl Compact {
     }
 
     /// The column next to `c` in direction `d`, if inside the window.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn neighbour_column(&self, c: usize, d: usize) -> Option<usize> {
         let size = self.win.size;
         let (x, z) = ((c % size) as i64, (c / size) as i64);
-        let (nx, nz) = (x + DIRS[d].0, z + DIRS[d].1);
+        let (nx, nz) = (x + crate::filter::DIRS[d].0, z + crate::filter::DIRS[d].1);
         if nx < 0 || nz < 0 || nx >= size as i64 || nz >= size as i64 {
             None
         } else {

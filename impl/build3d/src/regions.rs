@@ -121,11 +121,13 @@ pub(crate) fn regions_with(
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
     let mut reg = vec![0u32; n];
-    for col in c.occ.cols(size) {
-        if !c.win.interior(col % size, col / size) {
-            for i in c.column(col) {
-                if c.area[i] != 0 {
-                    reg[i] = BORDER;
+    for z in c.occ.z0..c.occ.z1 {
+        for x in c.occ.x0..c.occ.x1 {
+            if !c.win.interior(x, z) {
+                for i in c.column(z * size + x) {
+                    if c.area[i] != 0 {
+                        reg[i] = BORDER;
+                    }
                 }
             }
         }
@@ -209,7 +211,8 @@ pub(crate) fn regions_with(
                 ns == below_count[r as usize]
                     && members.iter().zip(below_of(s)).all(|(&i, bl)| {
                         let link = bl.map(|(j, _)| j);
-                        let under = (z - 1) * size + c.col[i] as usize % size;
+                        // Member i lies in row z, so its column minus one row.
+                        let under = c.col[i] as usize - size;
                         c.column(under).all(|j| reg[j] != r || Some(j) == link)
                     })
             });
@@ -266,34 +269,52 @@ pub(crate) fn regions_with(
 fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
     let mut info = vec![Info::default(); count as usize + 1];
     let is_region = |r: u32| r != 0 && r != BORDER;
-    for (i, &r) in reg.iter().enumerate() {
-        if !is_region(r) {
-            continue;
-        }
-        let col = c.col[i] as usize;
-        let inf = &mut info[r as usize];
-        inf.spans += 1;
-        inf.area = c.area[i];
-        inf.alive = true;
-        for j in c.column(col) {
-            if j != i && is_region(reg[j]) && reg[j] != r {
-                inf.add_conflict(reg[j]);
+    let size = c.win.size;
+    // Every span lies in a column of `c.occ`; the columns are walked in index order.
+    for z in c.occ.z0..c.occ.z1 {
+        for x in c.occ.x0..c.occ.x1 {
+            let col = z * size + x;
+            let own = c.column(col);
+            if own.is_empty() {
+                continue;
             }
-        }
-        for d in 0..4 {
-            let j = nb[i][d];
-            match (j != NO_SPAN).then_some(j as usize) {
-                Some(j) if reg[j] == BORDER => inf.border = true,
-                Some(j) if reg[j] == 0 => inf.wall = true,
-                Some(j) if reg[j] != r => inf.add_neighbour(reg[j]),
-                Some(_) => {}
-                None => inf.wall = true,
-            }
-            let link = mutual_in(nb, i, d);
-            if let Some(nc) = c.neighbour_column(col, d) {
-                for j in c.column(nc) {
-                    if is_region(reg[j]) && reg[j] != r && Some(j) != link {
+            // The neighbour columns in directions 0 … 3 inside the window.
+            let ncols = [
+                (x + 1 < size).then_some(col + 1),
+                (z + 1 < size).then_some(col + size),
+                (x > 0).then(|| col - 1),
+                (z > 0).then(|| col - size),
+            ];
+            for i in own.clone() {
+                let r = reg[i];
+                if !is_region(r) {
+                    continue;
+                }
+                let inf = &mut info[r as usize];
+                inf.spans += 1;
+                inf.area = c.area[i];
+                inf.alive = true;
+                for j in own.clone() {
+                    if j != i && is_region(reg[j]) && reg[j] != r {
                         inf.add_conflict(reg[j]);
+                    }
+                }
+                for (d, nc) in ncols.iter().enumerate() {
+                    let j = nb[i][d];
+                    match (j != NO_SPAN).then_some(j as usize) {
+                        Some(j) if reg[j] == BORDER => inf.border = true,
+                        Some(j) if reg[j] == 0 => inf.wall = true,
+                        Some(j) if reg[j] != r => inf.add_neighbour(reg[j]),
+                        Some(_) => {}
+                        None => inf.wall = true,
+                    }
+                    if let Some(nc) = *nc {
+                        let link = mutual_in(nb, i, d);
+                        for j in c.column(nc) {
+                            if is_region(reg[j]) && reg[j] != r && Some(j) != link {
+                                inf.add_conflict(reg[j]);
+                            }
+                        }
                     }
                 }
             }
