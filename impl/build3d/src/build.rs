@@ -21,7 +21,7 @@ use crate::output::{
 use crate::plan::Plan;
 use crate::polymesh::polymesh;
 use crate::rasterize::{rasterize, Occupied, Window};
-use crate::regions::regions_with;
+use crate::regions::{regions_with, Sweep, SweepUse};
 use crate::settings::Settings;
 use crate::{detail, erode, filter};
 
@@ -63,6 +63,8 @@ pub struct CachedCell {
     marked: Vec<u8>,
     /// Those areas after erosion (§9).
     eroded: Vec<u8>,
+    /// The regions' sweep with those areas.
+    sweep: Sweep,
     tiles: Vec<NavTile>,
 }
 
@@ -89,6 +91,7 @@ impl CachedCell {
             + size_of_val(&self.nb[..])
             + size_of_val(&self.marked[..])
             + size_of_val(&self.eroded[..])
+            + self.sweep.heap_bytes()
     }
 }
 
@@ -186,7 +189,7 @@ impl Plan {
         let nb = c.neighbour_table();
         erode::erode_areas(&c, &nb, &mut area, self.d.walkable_radius);
         c.area = area;
-        self.finish_eroded(&c, &nb, im.cell)
+        self.finish_eroded(&c, &nb, im.cell, SweepUse::None)
     }
 
     /// Applies `marks` in order to `area` (§8).
@@ -204,8 +207,9 @@ impl Plan {
         let mut eroded = marked.clone();
         erode::erode_areas(&im.chf, &nb, &mut eroded, self.d.walkable_radius);
         let c = im.chf.with_area(eroded.clone());
+        let mut sweep = Sweep::default();
         let tiles = self
-            .finish_eroded(&c, &nb, im.cell)?
+            .finish_eroded(&c, &nb, im.cell, SweepUse::Record(&mut sweep))?
             .into_iter()
             .map(|(t, _)| t)
             .collect();
@@ -214,6 +218,7 @@ impl Plan {
             nb,
             marked,
             eroded,
+            sweep,
             tiles,
         })
     }
@@ -263,12 +268,20 @@ impl Plan {
         } else {
             erode::erode_changed(chf, &cached.nb, &mut area, &cached.eroded, changed, radius);
         }
-        if area == cached.eroded {
+        let Some(first) = area.iter().zip(&cached.eroded).position(|(a, b)| a != b) else {
             return Ok(cached.tiles.clone());
-        }
+        };
+        // The window row of the first span whose eroded area differs: the regions' sweep of
+        // the rows below it is the one without marks.
+        let z0 = chf.col[first] as usize / size;
         let c = chf.with_area(area);
         Ok(self
-            .finish_eroded(&c, &cached.nb, cached.im.cell)?
+            .finish_eroded(
+                &c,
+                &cached.nb,
+                cached.im.cell,
+                SweepUse::Resume(&cached.sweep, z0),
+            )?
             .into_iter()
             .map(|(t, _)| {
                 match cached
@@ -283,12 +296,14 @@ impl Plan {
             .collect())
     }
 
-    /// The stages after erosion (§10–§15) on `c` (areas eroded), with `nb` its neighbour table.
+    /// The stages after erosion (§10–§15) on `c` (areas eroded), with `nb` its neighbour table
+    /// and `sweep` what the regions do with a recorded sweep.
     fn finish_eroded(
         &self,
         c: &Compact,
         nb: &[[u32; 4]],
         cell: TileCell,
+        sweep: SweepUse<'_>,
     ) -> Result<Vec<(NavTile, LayerMesh)>, BuildError> {
         let s = self.settings.spec();
         let (cs, ch) = (s.cell_size, s.cell_height);
@@ -300,6 +315,7 @@ impl Plan {
             s.region_merge_area,
             cell,
             caps.regions,
+            sweep,
         )?;
         if regs.count == 0 {
             return Ok(Vec::new());

@@ -106,7 +106,37 @@ pub(crate) fn regions(
         merge_area,
         cell,
         max_regions,
+        SweepUse::None,
     )
+}
+
+/// The sweep (step 1) of a tile's regions, kept so that a sweep of the same spans with other
+/// areas can start at the first row whose areas differ ([`SweepUse::Resume`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Sweep {
+    /// The region of every span after the sweep (before steps 2–4).
+    raw: Vec<u32>,
+    /// Per window row z, the next region id when the sweep reaches it.
+    next_at: Vec<u32>,
+}
+
+impl Sweep {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(&self.raw[..]) + std::mem::size_of_val(&self.next_at[..])
+    }
+}
+
+/// What [`regions_with`] does with a [`Sweep`].
+pub(crate) enum SweepUse<'a> {
+    /// Nothing.
+    None,
+    /// Records its sweep there.
+    Record(&'a mut Sweep),
+    /// Takes rows below window row `z0` from a sweep recorded with the same spans and links
+    /// and, in every row below `z0`, the same areas. Row z of the sweep reads only the areas of
+    /// rows z and z − 1, the links and the regions of row z − 1, so those rows and the next id
+    /// at row `z0` are the recorded ones.
+    Resume(&'a Sweep, usize),
 }
 
 /// Builds the regions of §10, with `nb` the [`Compact::neighbour_table`] of `c`.
@@ -117,6 +147,7 @@ pub(crate) fn regions_with(
     merge_area: u32,
     cell: TileCell,
     max_regions: u64,
+    mut sweep: SweepUse<'_>,
 ) -> Result<Regions, BuildError> {
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
@@ -132,9 +163,23 @@ pub(crate) fn regions_with(
             }
         }
     }
+    let (zs, ze) = (b.max(c.occ.z0), (size - b).min(c.occ.z1));
     let mut next: u32 = 1;
+    let mut first = zs;
+    if let SweepUse::Resume(rec, z0) = sweep {
+        if z0 >= zs {
+            // Rows zs .. first come from the record (none when the sweep has no rows).
+            first = z0.min(ze.max(zs));
+            let p = c.start[first * size] as usize;
+            reg[..p].copy_from_slice(&rec.raw[..p]);
+            next = rec.next_at[first];
+        }
+    }
+    if let SweepUse::Record(rec) = &mut sweep {
+        rec.next_at = vec![1; size + 1];
+    }
     let mut sweep_of = vec![u32::MAX; n];
-    let mut below_count: Vec<u32> = vec![0];
+    let mut below_count: Vec<u32> = vec![0; next as usize];
     let mut sweeps: Vec<(usize, Vec<usize>)> = Vec::new();
     // Reused from row to row (their capacity only): spare member lists, the region below each
     // member (sweep s's members at `belows[boff[s] .. boff[s + 1]]`), and per-sweep decisions.
@@ -144,7 +189,10 @@ pub(crate) fn regions_with(
     let mut decided: Vec<(Option<u32>, u32)> = Vec::new();
     let mut targets: Vec<Option<u32>> = Vec::new();
     let (xs, xe) = (b.max(c.occ.x0), (size - b).min(c.occ.x1));
-    for z in b.max(c.occ.z0)..(size - b).min(c.occ.z1) {
+    for z in first..ze {
+        if let SweepUse::Record(rec) = &mut sweep {
+            rec.next_at[z] = next;
+        }
         for (_, mut m) in sweeps.drain(..) {
             m.clear();
             spare.push(m);
@@ -243,6 +291,12 @@ pub(crate) fn regions_with(
                 below_count[q as usize] = 0;
             }
         }
+    }
+    if let SweepUse::Record(rec) = &mut sweep {
+        if ze > zs {
+            rec.next_at[ze] = next;
+        }
+        rec.raw = reg.clone();
     }
     let count = next - 1;
     let mut info = analyse(c, nb, &reg, count);
