@@ -54,6 +54,17 @@ fn pair(rounds: usize, reps: usize, f: &mut dyn FnMut(), g: &mut dyn FnMut()) ->
 }
 
 fn main() {
+    // Everything runs inside a one-thread pool, as in `bench/` (Detour is single-threaded): a
+    // rebuild's parallel map then runs on the calling thread, so no worker wakes per update and
+    // an instruction counter on `update` sees the rebuilds.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool")
+        .install(run);
+}
+
+fn run() {
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
