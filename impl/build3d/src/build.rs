@@ -229,6 +229,8 @@ impl Plan {
     ///   after marking read nothing else), and so do eroded areas equal to theirs;
     /// - when the marks only make spans unwalkable or change walkable areas, erosion is redone
     ///   near the changed columns only (`erode::erode_changed` states why that is exact);
+    /// - the regions' sweep starts at the first window row whose eroded areas differ
+    ///   (`regions::SweepUse::Resume` states why the rows below are the recorded ones);
     /// - a rebuilt tile with the bytes of the tile without marks at its layer is that tile (a
     ///   copy sharing its contents, so its content id is already known).
     pub fn rebuild(
