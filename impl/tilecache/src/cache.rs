@@ -327,7 +327,7 @@ impl TileCache {
             let this = &*self;
             batch
                 .par_iter()
-                .map(|&k| this.world.finish(k as usize, &this.marks_of(k as usize)))
+                .map(|&k| this.world.rebuild(k as usize, &this.marks_of(k as usize)))
                 .collect()
         };
         let mut report = UpdateReport::default();
@@ -364,10 +364,10 @@ impl TileCache {
         report: &mut UpdateReport,
     ) -> Result<(), UpdateErrorKind> {
         let n = tiles.len() as u32;
-        let existing: Vec<(onav::TileRef, u32, onav::TileContentId)> = self
+        let existing: Vec<(onav::TileRef, u32)> = self
             .mesh
             .tiles_in_cell(cell.column, cell.row)
-            .map(|(r, t)| (r, t.pos().layer, t.content_id()))
+            .map(|(r, t)| (r, t.pos().layer))
             .collect();
         let freed = existing.iter().filter(|e| e.1 >= n).count();
         let needed = (0..n)
@@ -377,16 +377,16 @@ impl TileCache {
         if needed > free {
             return Err(UpdateErrorKind::NoFreeSlot { needed, free });
         }
-        for &(r, layer, _) in &existing {
+        for &(r, layer) in &existing {
             if layer >= n {
                 self.mesh.remove_tile(r).map_err(UpdateErrorKind::Mesh)?;
                 report.removed += 1;
             }
         }
         for t in tiles {
-            let pos = t.pos();
-            match existing.iter().find(|e| e.1 == pos.layer) {
-                Some(e) if e.2 == t.content_id() => report.unchanged += 1,
+            // Equal as-built bytes are equal content ids (C1), found without hashing.
+            match self.mesh.tile_at(t.pos()) {
+                Some((_, e)) if e.same_as_built(&t) => report.unchanged += 1,
                 Some(_) => {
                     self.library.add(&t);
                     self.mesh.replace_tile(t).map_err(UpdateErrorKind::Mesh)?;
