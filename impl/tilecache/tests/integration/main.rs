@@ -1,6 +1,7 @@
 //! Integration tests of onav-tilecache (one binary).
 
 mod cache;
+mod clones;
 mod drain;
 mod fuzz_replay;
 mod kit;
