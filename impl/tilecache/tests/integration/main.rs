@@ -3,6 +3,7 @@
 mod cache;
 mod clones;
 mod drain;
+mod failures;
 mod fuzz_replay;
 mod kit;
 mod platform_hashes;
