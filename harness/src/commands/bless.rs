@@ -171,7 +171,11 @@ mod tests {
             m.snapshot(SnapshotMode::Referenced),
         );
         let found = inline_tiles(&full);
-        let raw: Vec<Vec<u8>> = w.tiles().iter().map(|t| t.as_built_bytes().to_vec()).collect();
+        let raw: Vec<Vec<u8>> = w
+            .tiles()
+            .iter()
+            .map(|t| t.as_built_bytes().to_vec())
+            .collect();
         assert_eq!(found, raw);
         assert!(matches!(
             verify(&referenced, &[]),

@@ -356,7 +356,10 @@ fn cache_expectations_name_only_what_the_step_before_replies() {
         ("remove_obstacle: {cache: c, id: 4294967295}", true),
         ("remove_obstacle: {cache: c, id: 4294967296}", false),
         ("remove_volume: {cache: c, id: -1}", false),
-        ("cache: {name: d, obj: floor, settings: s, slots: 4294967296}", false),
+        (
+            "cache: {name: d, obj: floor, settings: s, slots: 4294967296}",
+            false,
+        ),
         ("update: {cache: c, max_tiles: 18446744073709551616}", false),
     ] {
         let text = format!("{CACHE}  - {step}\n");

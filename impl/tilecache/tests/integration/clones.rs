@@ -37,7 +37,11 @@ fn a_clone_shares_the_library_until_either_adds_a_tile() {
     let b_only = b.snapshot(Referenced);
     let before = a.snapshot(Full);
     assert!(a.restore(&b_only).is_err(), "a never held b's new tile");
-    assert_eq!(a.snapshot(Full), before, "a refused restore leaves a untouched");
+    assert_eq!(
+        a.snapshot(Full),
+        before,
+        "a refused restore leaves a untouched"
+    );
     // Both still restore every earlier frame.
     for c in [&mut a, &mut b] {
         c.restore(&built).unwrap();

@@ -49,7 +49,11 @@ fn a_failing_cell_blocks_the_queue_after_the_cells_before_it_are_placed() {
     let e = c.update(3).unwrap_err();
     assert_eq!(e.cell, a);
     assert_eq!(e.kind, UpdateErrorKind::NoFreeSlot { needed: 1, free: 0 });
-    assert_eq!(c.queue().collect::<Vec<_>>(), [a, y], "X placed, A and Y stay");
+    assert_eq!(
+        c.queue().collect::<Vec<_>>(),
+        [a, y],
+        "X placed, A and Y stay"
+    );
     assert_ne!(c.tile_at(x, 0).unwrap().content_id(), x0, "X was rebuilt");
     assert_eq!(c.tile_at(y, 0).unwrap().content_id(), y0, "Y was not");
     assert!(c.tile_at(a, 0).is_none());
@@ -58,14 +62,20 @@ fn a_failing_cell_blocks_the_queue_after_the_cells_before_it_are_placed() {
     let before = c.snapshot(Full);
     for budget in [1, 2, 100] {
         let e = c.update(budget).unwrap_err();
-        assert_eq!((e.cell, &e.kind), (a, &UpdateErrorKind::NoFreeSlot { needed: 1, free: 0 }));
+        assert_eq!(
+            (e.cell, &e.kind),
+            (a, &UpdateErrorKind::NoFreeSlot { needed: 1, free: 0 })
+        );
         assert_eq!(c.snapshot(Full), before);
     }
 
     // The host frees a slot; A and Y then build, and the mesh is the from-scratch one.
     c.mesh_mut().remove_tile(r7).unwrap();
     let rep = c.update(100).unwrap();
-    assert_eq!((rep.cells, rep.added, rep.replaced, rep.remaining), (2, 1, 1, 0));
+    assert_eq!(
+        (rep.cells, rep.added, rep.replaced, rep.remaining),
+        (2, 1, 1, 0)
+    );
     let (v, o) = marks_of(&c);
     assert_eq!(contents(c.mesh()), from_scratch(&g, &s, &v, &o));
 }
