@@ -136,29 +136,19 @@ fn check(
             slots: sc.slots.len(),
         };
         let mut seen = Seen::default();
-        for (k, slot) in slots.iter().enumerate() {
-            // A chunk's records take at most u32::MAX bytes (see `Chunk`), so do these: they
-            // are walked only while they equal its own but for edits and switches.
-            sc.starts.push((pos - start) as u32);
-            let mine = chunk.map(|ch| ch.record(k));
-            let Some(at) = same_tile(slot, mine, bytes, pos, &mut seen)? else {
-                pos += MIN_SLOT_LEN;
-                continue;
-            };
-            // The same edits and switches: the record's end; other valid ones: checked.
-            let same = match mine {
-                Some(m) => same_encoding(bytes, at, m.get(REFERENCED_STATE_AT..)?),
-                None => same_state(slot.tile()?, bytes, at),
-            };
-            if let Some(end) = same {
-                pos = end;
-                continue;
-            }
-            let end = valid_state(slot.tile()?, bytes, at)?;
-            state_bytes = state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
-            sc.slots.push((first + k, at, end));
-            pos = end;
-        }
+        pos = match chunk {
+            Some(ch) => walk_built(
+                ch,
+                slots,
+                first,
+                bytes,
+                pos,
+                sc,
+                &mut seen,
+                &mut state_bytes,
+            )?,
+            None => walk(slots, first, bytes, pos, sc, &mut seen, &mut state_bytes)?,
+        };
         named |= seen.named;
         if chunk.is_some() && sc.slots.len() > change.slots {
             sc.chunks.push(ChunkChange {
@@ -196,37 +186,144 @@ fn check(
     Some(())
 }
 
-/// The tile part of the record at `pos` when it is the one of `slot` (whose record in the
-/// mesh's chunk is `mine`, if built): `Some(None)` for a free slot, `Some(Some(at))` with the
+/// Walks the records of `slots` (the first being slot `first`) from `start`, against their
+/// records in the mesh's chunk `ch`: each must hold the slot's generation and tile, and each
+/// whose edits and switches differ from the mesh's own is checked and put in `sc`. Returns the
+/// end of the records.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn walk_built(
+    ch: &Chunk,
+    slots: &[Slot],
+    first: usize,
+    bytes: &[u8],
+    start: usize,
+    sc: &mut Scratch,
+    seen: &mut Seen,
+    state_bytes: &mut usize,
+) -> Option<usize> {
+    let mut rest = bytes.get(start..)?;
+    let base = bytes.len();
+    for (k, slot) in slots.iter().enumerate() {
+        // A chunk's records take at most u32::MAX bytes (see `Chunk`), so do these: they are
+        // walked only while they equal its own but for edits and switches.
+        sc.starts.push((base - rest.len() - start) as u32);
+        let m = ch.record(k);
+        let Some(head) = m.first_chunk::<REFERENCED_STATE_AT>() else {
+            // A free slot: its 5 bytes.
+            let (h, r) = rest.split_first_chunk::<MIN_SLOT_LEN>()?;
+            if h[..] != m[..] {
+                return None;
+            }
+            rest = r;
+            continue;
+        };
+        let r = match rest.split_first_chunk::<REFERENCED_STATE_AT>() {
+            // Generation, kind 2 and content id: the mesh's own (S10).
+            Some((h, r)) if same_head(h, head) => {
+                seen.named = true;
+                r
+            }
+            // Or the generation, kind 1 and the bytes of the tile in the slot (S9).
+            _ => {
+                let (h, r) = rest.split_first_chunk::<INLINE_TILE_AT>()?;
+                let b = slot.tile()?.as_built_bytes();
+                let n = u32::from_le_bytes(*h[MIN_SLOT_LEN..].first_chunk()?) as usize;
+                if h[..4] != head[..4] || h[4] != KIND_INLINE || n != b.len() {
+                    return None;
+                }
+                let (tile, r) = r.split_at_checked(n)?;
+                if tile != b {
+                    return None;
+                }
+                seen.inline = true;
+                r
+            }
+        };
+        // The same edits and switches as the mesh's (S22: one state, one encoding), or others.
+        let mine = &m[REFERENCED_STATE_AT..];
+        let same = match (mine.first_chunk::<8>(), r.first_chunk::<8>()) {
+            (Some(a), Some(b)) if mine.len() == 8 => a == b,
+            (Some(a), Some(b)) => a[..4] == b[..4] && r.starts_with(mine),
+            _ => false,
+        };
+        if same {
+            rest = &r[mine.len()..];
+            continue;
+        }
+        let at = base - r.len();
+        let end = if r.first_chunk::<8>().map(|w| u64::from_le_bytes(*w)) == Some(0) {
+            // No edits, no switches: valid for any tile (most rollbacks).
+            at + 2 * COUNT_LEN
+        } else {
+            valid_state(slot.tile()?, bytes, at)?
+        };
+        *state_bytes = *state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
+        sc.slots.push((first + k, at, end));
+        rest = bytes.get(end..)?;
+    }
+    Some(base - rest.len())
+}
+
+/// Whether two records' generation, kind and content id are equal, compared as five
+/// overlapping 8-byte words (no call for 37 bytes).
+#[inline]
+fn same_head(a: &[u8; REFERENCED_STATE_AT], b: &[u8; REFERENCED_STATE_AT]) -> bool {
+    // Constant offsets within the arrays: each word is one load, the fallback never taken.
+    let word = |s: &[u8; REFERENCED_STATE_AT], i: usize| {
+        u64::from_le_bytes(*s[i..].first_chunk::<8>().unwrap_or(&[0; 8]))
+    };
+    let last = REFERENCED_STATE_AT - 8;
+    [0, 8, 16, 24, last]
+        .iter()
+        .fold(0, |d, &i| d | (word(a, i) ^ word(b, i)))
+        == 0
+}
+
+/// [`walk_built`] for a run of slots whose chunk is not built: each record is compared with the
+/// slot's tile and its current edits and switches.
+#[inline]
+fn walk(
+    slots: &[Slot],
+    first: usize,
+    bytes: &[u8],
+    mut pos: usize,
+    sc: &mut Scratch,
+    seen: &mut Seen,
+    state_bytes: &mut usize,
+) -> Option<usize> {
+    for (k, slot) in slots.iter().enumerate() {
+        let Some(at) = same_tile(slot, bytes, pos, seen)? else {
+            pos += MIN_SLOT_LEN;
+            continue;
+        };
+        if let Some(end) = same_state(slot.tile()?, bytes, at) {
+            pos = end;
+            continue;
+        }
+        let end = valid_state(slot.tile()?, bytes, at)?;
+        *state_bytes = *state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
+        sc.slots.push((first + k, at, end));
+        pos = end;
+    }
+    Some(pos)
+}
+
+/// The tile part of the record at `pos` when it is the one of `slot`: `Some(None)` for a free
+/// slot, `Some(Some(at))` with the
 /// offset of the edit count for the slot's own tile, by content id (S10) or as equal bytes
 /// (S9); `None` for anything else.
 #[inline]
-fn same_tile(
-    slot: &Slot,
-    mine: Option<&[u8]>,
-    bytes: &[u8],
-    pos: usize,
-    seen: &mut Seen,
-) -> Option<Option<usize>> {
+fn same_tile(slot: &Slot, bytes: &[u8], pos: usize, seen: &mut Seen) -> Option<Option<usize>> {
     let kind = *bytes.get(pos + 4)?;
     if kind == KIND_REFERENCED {
-        // Generation, kind and content id: the head of the mesh's own record, or the slot's.
-        let head: &[u8; REFERENCED_STATE_AT] =
-            bytes.get(pos..pos + REFERENCED_STATE_AT)?.try_into().ok()?;
-        let same = match mine {
-            Some(m) => {
-                let m: &[u8; REFERENCED_STATE_AT] =
-                    m.get(..REFERENCED_STATE_AT)?.try_into().ok()?;
-                head == m
-            }
-            None => {
-                // Computed once if not yet (C2), as the full restore's lookup would need it.
-                let t = slot.tile()?;
-                u32_at(head, 0)? == slot.generation.get()
-                    && head[MIN_SLOT_LEN..] == t.content_id().0
-            }
-        };
+        // Generation, kind and content id: the slot's (its id computed once if not yet, C2,
+        // as the full restore's lookup would need it).
+        let head = bytes.get(pos..pos + REFERENCED_STATE_AT)?;
+        let t = slot.tile()?;
         seen.named = true;
+        let same =
+            u32_at(head, 0)? == slot.generation.get() && head[MIN_SLOT_LEN..] == t.content_id().0;
         return same.then_some(Some(pos + REFERENCED_STATE_AT));
     }
     if u32_at(bytes, pos)? != slot.generation.get() {
@@ -246,17 +343,6 @@ fn same_tile(
         }
         _ => None,
     }
-}
-
-/// The end of the edits and switches at `at` if their bytes are `mine`, the mesh's own
-/// encoding of its current ones (S22: one state, one encoding).
-#[inline]
-fn same_encoding(bytes: &[u8], at: usize, mine: &[u8]) -> Option<usize> {
-    // Most records that differ differ in their edit count.
-    if u32_at(bytes, at)? != u32_at(mine, 0)? {
-        return None;
-    }
-    (bytes.get(at..at + mine.len())? == mine).then_some(at + mine.len())
 }
 
 /// Puts the checked edits and switches of `sc`'s slots into their tiles and their records into

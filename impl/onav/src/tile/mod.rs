@@ -605,6 +605,7 @@ impl NavTile {
 
     /// Puts every area and flag back to its as-built value and enables every link, keeping the
     /// buffers (a rollback loop allocates nothing).
+    #[inline]
     pub(crate) fn reset_state(&mut self) {
         if let (Some(c), false) = (&mut self.current, self.edited.is_empty()) {
             let d = &self.data;
