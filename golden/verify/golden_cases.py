@@ -8,6 +8,7 @@ golden that passes is checked by a route independent of onav.
     golden/verify/golden_cases.py --write    (re)write the scenario files
     golden/verify/golden_cases.py --check    compare the blessed goldens with the model
 """
+import copy
 import json
 import os
 import sys
@@ -38,6 +39,7 @@ class Case:
         self.refs = {}  # slot -> current reference name
         self.n = 0
         self.goldens = []
+        self.saved = {}  # snapshot name -> the model state it holds
 
     def tile(self, at):
         name = "t%d_%d_%d" % at
@@ -72,13 +74,53 @@ class Case:
         self.steps.append(f"  - replace_tile: {{mesh: {self.mesh}, tile: {t}, name: {self._ref(slot)}}}")
         self.steps.append(f"  - expect: {{tile_ref: '{self.model.slots[slot]['gen']}:{slot}:0'}}")
 
+    def poly(self, slot, poly):
+        """Polygon `poly` of the tile in `slot`: NAME#P, or G:S:P after a restore."""
+        r = self.refs[slot]
+        return f"{r.rsplit(':', 1)[0]}:{poly}" if ":" in r else f"{r}#{poly}"
+
+    def restored(self, state):
+        """The model takes a snapshot's state (S19-S21); references become G:S:0."""
+        self.model.slots = copy.deepcopy(state)
+        self.refs = {i: f"{s['gen']}:{i}:0" for i, s in enumerate(self.model.slots) if s["tile"] is not None}
+
+    def library(self):
+        return ", ".join(sorted(self.tiles))
+
+    def restore_new(self, name):
+        """A new mesh restored from the snapshot `name`, with every tile as the library."""
+        self.n += 1
+        m = f"m{self.n}"
+        self.steps.append(f"  - restore: {{bytes: {name}, library: [{self.library()}], name: {m}}}")
+        self.mesh = m
+        self.restored(self.saved[name])
+
+    def restore_into(self, name):
+        """The current mesh restored in place (S20) from the snapshot `name`."""
+        self.steps.append(f"  - restore_into: {{mesh: {self.mesh}, bytes: {name}, library: [{self.library()}]}}")
+        self.restored(self.saved[name])
+
+    def inline(self, name, slots):
+        """The Referenced snapshot `name` with these slots rewritten as inline tiles (a mixture,
+        S23); it holds the same state."""
+        self.n += 1
+        p = f"mixed{self.n}"
+        self.steps.append(f"  - patch:\n      from: {name}\n      name: {p}\n      edits:")
+        for slot in sorted(slots, reverse=True):
+            t = next(k for k, v in self.tiles.items() if v == self.saved[name][slot]["tile"])
+            self.steps.append(f"        - splice: {{field: 'slot[{slot}].content_id', blob: {t}, length_prefix: true}}")
+            self.steps.append(f"        - set: {{field: 'slot[{slot}].kind', value: 1}}")
+        self.steps.append("        - fit_length: 'section[0].length'")
+        self.saved[p] = self.saved[name]
+        return p
+
     def area(self, slot, poly, area):
         self.model.edit(slot, poly, area=area)
-        self.steps.append(f"  - set_area: {{mesh: {self.mesh}, poly: '{self.refs[slot]}#{poly}', area: {area}}}")
+        self.steps.append(f"  - set_area: {{mesh: {self.mesh}, poly: '{self.poly(slot, poly)}', area: {area}}}")
 
     def flags(self, slot, poly, flags):
         self.model.edit(slot, poly, flags=flags)
-        self.steps.append(f"  - set_flags: {{mesh: {self.mesh}, poly: '{self.refs[slot]}#{poly}', flags: {flags:#x}}}")
+        self.steps.append(f"  - set_flags: {{mesh: {self.mesh}, poly: '{self.poly(slot, poly)}', flags: {flags:#x}}}")
 
     def switch(self, slot, link, enabled):
         self.model.switch(slot, link, enabled)
@@ -88,7 +130,9 @@ class Case:
         """Sets slot generations by restoring a patched Full snapshot (a valid state)."""
         self.n += 1
         s, p, m = f"g{self.n}", f"gp{self.n}", f"m{self.n}"
+        self.goldens.append((s, self.model.snapshot("full")))
         self.steps.append(f"  - snapshot: {{mesh: {self.mesh}, mode: full, name: {s}}}")
+        self.steps.append(f"  - expect: {{golden: {s}}}")
         self.steps.append(f"  - patch:\n      from: {s}\n      name: {p}\n      edits:")
         for slot, g in sorted(gens.items()):
             self.steps.append(f"        - set: {{field: 'slot[{slot}].generation', value: {g}}}")
@@ -106,6 +150,7 @@ class Case:
         for mode in ("full", "referenced"):
             name = f"{label}-{mode}"
             self.goldens.append((name, self.model.snapshot(mode)))
+            self.saved[name] = copy.deepcopy(self.model.slots)
             self.steps.append(f"  - snapshot: {{mesh: {self.mesh}, mode: {mode}, name: {name}}}")
             self.steps.append(f"  - expect:\n      golden: {name}\n      fields:")
             self.steps.append(f"        slots.slot_count: {len(self.model.slots)}")
@@ -118,8 +163,10 @@ class Case:
                     self.steps.append(f"        slot[{i}].disabled_count: {len(s['disabled'])}")
         lib = ", ".join(sorted(self.tiles))
         self.steps.append(f"  - restore: {{bytes: {label}-referenced, library: [{lib}], name: back-{label}}}")
+        # The restored mesh's Full snapshot: the model's state restored from its Referenced bytes.
+        self.goldens.append((f"back-{label}-full", self.model.snapshot("full")))
         self.steps.append(f"  - snapshot: {{mesh: back-{label}, mode: full, name: back-{label}-full}}")
-        self.steps.append(f"  - expect: {{equals: {label}-full}}")
+        self.steps.append(f"  - expect: {{golden: back-{label}-full, equals: {label}-full}}")
 
     def yaml(self):
         head = [
@@ -251,6 +298,60 @@ is removed and wraps to 1, slot 1 stays at 16 777 215, slot 2 at 16 777 214 is r
         c.add((k, 0, 0))
     c.flags(1, 4, 0x8000)
     c.golden("three")
+    out.append(c)
+
+    c = Case("snapshot/y_golden-mixed-restores", "Snapshot goldens: restores across modes, in place and new, and a mixture",
+             """A 4 x 2 world of two layers, two off-mesh links per tile, three area kinds, in a 20-slot mesh:
+all 16 tiles, edits in ten slots, links off in eight, slots 3 and 9 freed ("busy"). A mesh restored
+from the Full snapshot is changed and then restored in place from the Referenced one; a mesh
+restored from the Referenced snapshot is changed and then restored in place from the Full one;
+then a mixture (slots 2, 7 and 12 inline, the rest referenced) is restored in place after another
+change. Each restore gives the busy state back, in both modes.""",
+             ["layers", "links", "off-mesh-links", "restore-in-place"],
+             {"columns": 4, "rows": 2, "layers": 2, "quads": 2, "links_per_tile": 2, "area_kinds": 3,
+              "bump": 0.25, "hole_chance": 15, "seed": 11}, 20,
+             SPEC + ["snapshot.md#s19", "snapshot.md#s20", "snapshot.md#s21", "snapshot.md#s23"])
+    for L in range(2):
+        for r in range(2):
+            for col in range(4):
+                c.add((col, r, L))
+    for k, slot in enumerate((0, 1, 2, 4, 5, 7, 8, 11, 13, 15)):
+        c.area(slot, k % 2, 20 + k)
+        c.flags(slot, (k + 1) % 2, 0x100 + k)
+    links = lambda slot: snap.link_count(c.model.slots[slot]["tile"])
+    for slot in (14, 12, 10, 8, 6, 4, 2, 0):
+        for link in range(0, links(slot), 2):
+            c.switch(slot, link, False)
+    c.remove(3)
+    c.remove(9)
+    c.golden("busy")
+
+    def change(k):
+        """Slot 5 + k's tile leaves and comes back in the lowest free slot; a replace, an edit, a
+        switch."""
+        name = next(n for n, t in c.tiles.items() if t == c.model.slots[5 + k]["tile"])
+        c.remove(5 + k)
+        c.replace((0, 0, 1))
+        c.area(1, 0, 40 + k)
+        if links(4):
+            c.switch(4, links(4) - 1, False)
+        c.add(tuple(int(x) for x in name[1:].split("_")))
+
+    c.restore_new("busy-full")
+    change(0)
+    c.golden("from-full-changed")
+    c.restore_into("busy-referenced")
+    c.golden("referenced-into-full")
+    c.restore_new("busy-referenced")
+    change(1)
+    c.golden("from-referenced-changed")
+    c.restore_into("busy-full")
+    c.golden("full-into-referenced")
+    mixed = c.inline("busy-referenced", (2, 7, 12))
+    change(2)
+    c.golden("before-mixed")
+    c.restore_into(mixed)
+    c.golden("mixed-into")
     out.append(c)
     return out
 

@@ -346,6 +346,12 @@ pub enum VerifyError {
     /// The decode does not reach the end.
     #[error("the decode does not cover every byte")]
     Uncovered,
+    /// `ONQA` bytes that do not decode (`spec/conformance.md` §3, "Query answers").
+    #[error("the query answer does not decode: {0}")]
+    Answer(crate::exec::answer::AnswerError),
+    /// `ONQA` bytes that decode to an answer encoding otherwise.
+    #[error("the query answer does not encode back identically")]
+    AnswerRewrite,
     /// onav rejects the tile.
     #[error("onav rejects the tile: {0}")]
     Tile(onav::FormatError),
@@ -405,6 +411,13 @@ pub enum Verified {
         /// Fields decoded.
         fields: usize,
     },
+    /// A query answer of this op and this many reply keys.
+    QueryAnswer {
+        /// The query op.
+        op: &'static str,
+        /// Reply keys decoded.
+        keys: usize,
+    },
     /// A snapshot of this many decoded fields, restoring to this many tiles.
     Snapshot {
         /// Fields decoded.
@@ -436,6 +449,10 @@ impl std::fmt::Display for Verified {
                 f,
                 "mesh file: {fields} fields decoded; read and written back identically"
             ),
+            Verified::QueryAnswer { op, keys } => write!(
+                f,
+                "query answer: {op}, {keys} reply keys decoded, every byte read once; encoded back identically"
+            ),
             Verified::Snapshot { fields, tiles } => write!(
                 f,
                 "snapshot: {fields} fields decoded; restored and snapshotted back identically ({tiles} tiles)"
@@ -448,8 +465,19 @@ impl std::fmt::Display for Verified {
 /// structural decoder must read every byte exactly once, in order, with nothing left over; then
 /// onav must accept them and write them back identically (tiles parse and write back, mesh files
 /// read and write back, snapshots restore — with `tiles` as the library — and snapshot back in
-/// their mode).
+/// their mode). A query answer (`ONQA`) has no structural decode: it must decode completely and
+/// encode back identically.
 pub fn verify(bytes: &[u8], tiles: &[Vec<u8>]) -> Result<Verified, VerifyError> {
+    if bytes.starts_with(crate::exec::answer::MAGIC) {
+        let (op, reply) = crate::exec::answer::decode(bytes).map_err(VerifyError::Answer)?;
+        if crate::exec::answer::encode(op, &reply).map_err(VerifyError::Answer)? != bytes {
+            return Err(VerifyError::AnswerRewrite);
+        }
+        return Ok(Verified::QueryAnswer {
+            op,
+            keys: reply.len(),
+        });
+    }
     let d = decode(bytes);
     if let Some((at, why)) = &d.stopped {
         return Err(VerifyError::DecodeStops {

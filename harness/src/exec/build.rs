@@ -73,6 +73,7 @@ impl Exec<'_> {
             mesh: None,
             input: None,
             tiles: Vec::new(),
+            unencodable: None,
         };
         let Outcome::Ok(f) = &done.outcome else {
             return Ok(done);

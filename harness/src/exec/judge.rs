@@ -140,7 +140,12 @@ impl Exec<'_> {
         self.judge_state(key, done, e, before)?;
         match &done.output {
             Some(out) => self.judge_output(key, out, e)?,
-            None if wants_output(e) => return fail(format!("{key} gave no output bytes to check")),
+            None if wants_output(e) => {
+                return fail(match &done.unencodable {
+                    Some(why) => format!("{key}: {why}"),
+                    None => format!("{key} gave no output bytes to check"),
+                })
+            }
             None => {}
         }
         self.judge_build(key, done, e)?;

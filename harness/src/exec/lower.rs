@@ -44,6 +44,27 @@ impl Lowering {
         }
     }
 
+    /// The index the next lowered step gets.
+    pub(super) fn step_index(&self) -> usize {
+        self.lowered.len()
+    }
+
+    /// The goldens among the ops of the `continue` lowered at `at` carry their length and SHA-256,
+    /// like every other compiled golden.
+    pub(super) fn continue_goldens(&mut self, at: usize, goldens: &[super::twins::ContinueGolden]) {
+        for (op, length, sha) in goldens {
+            if let Some(e) = self
+                .lowered
+                .get_mut(at)
+                .and_then(|v| v.pointer_mut(&format!("/continue/ops/{op}/expect")))
+                .and_then(Value::as_object_mut)
+            {
+                e.insert("length".into(), json!(length));
+                e.insert("sha256".into(), json!(sha));
+            }
+        }
+    }
+
     /// Bytes the runner computed: a `bytes` step reading the file the compiled suite writes.
     pub(super) fn blob(&mut self, name: &str, b: &[u8]) {
         self.lowered.push(json!({"bytes": {

@@ -13,6 +13,7 @@ use crate::limits::MAX_SCENARIO_BYTES;
 use crate::protocol::{Backend, BackendFailure, Reply, Request, PROTOCOL_VERSION};
 use crate::scenario::{Scenario, Step};
 
+pub mod answer;
 mod build;
 mod env;
 mod judge;
@@ -89,6 +90,8 @@ struct Done {
     input: Option<Vec<u8>>,
     /// The tiles a `build` gave, with their positions.
     tiles: Vec<(onav::TilePos, Vec<u8>)>,
+    /// Why an accepted query reply has no canonical answer bytes ([`answer::encode`]).
+    unencodable: Option<String>,
 }
 
 impl Done {
@@ -99,6 +102,7 @@ impl Done {
             mesh: None,
             input: None,
             tiles: Vec::new(),
+            unencodable: None,
         }
     }
 }
@@ -175,8 +179,10 @@ impl Exec<'_> {
             }
             Step::Expect(_) => harness("expect is judged with its step"),
             Step::Continue(c) => {
+                let at = self.lower.step_index();
                 self.lower.step(step);
-                self.twins(&c.meshes.0, &c.meshes.1, &c.ops)?;
+                let goldens = self.twins(&c.meshes.0, &c.meshes.1, &c.ops)?;
+                self.lower.continue_goldens(at, &goldens);
                 Ok(Done::local(None))
             }
             _ => {

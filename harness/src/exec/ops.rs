@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{harness, Done, Exec, Outcome, Stop, R};
+use super::{answer, harness, Done, Exec, Outcome, Stop, R};
 use crate::exec::Status;
 use crate::hex::sha256_hex;
 use crate::protocol::{ref_from_hex, wire, BackendFailure, Reply, Request};
@@ -120,7 +120,18 @@ impl Exec<'_> {
             _ => None,
         };
         let outcome = self.traced(&req)?;
+        let mut unencodable = None;
         let output = match &outcome {
+            // A query's output is its answer's canonical bytes (§3, "Query answers").
+            Outcome::Ok(f) if answer::op_code(req.op()).is_some() => {
+                match answer::encode(req.op(), f) {
+                    Ok(b) => Some(b),
+                    Err(e) => {
+                        unencodable = Some(e.to_string());
+                        None
+                    }
+                }
+            }
             Outcome::Ok(f) => self.bind(step, f, req.op())?,
             Outcome::Rejected { .. } => None,
         };
@@ -130,6 +141,7 @@ impl Exec<'_> {
             mesh,
             input,
             tiles: Vec::new(),
+            unencodable,
         })
     }
 

@@ -66,3 +66,61 @@ fn golden_step(steps: &[Step], label: &str) -> Option<usize> {
         _ => None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Class, Step};
+
+    /// Steps whose output (bytes, or a query's answer bytes) a golden can hold.
+    fn has_output(s: &Step) -> bool {
+        matches!(
+            s,
+            Step::Snapshot(_)
+                | Step::WriteMesh(_)
+                | Step::ParseTile(_)
+                | Step::FindNearestPoly(_)
+                | Step::FindPath(_)
+                | Step::FindStraightPath(_)
+                | Step::Raycast(_)
+        )
+    }
+
+    /// The outputs of `steps` (and of the ops of each `continue`) without a golden after them.
+    fn without_golden(steps: &[Step], at: &str, out: &mut Vec<String>) {
+        for (i, s) in steps.iter().enumerate() {
+            if let Step::Continue(c) = s {
+                without_golden(&c.ops, &format!("{at} step {} op", i + 1), out);
+            }
+            let golden = matches!(steps.get(i + 1), Some(Step::Expect(e)) if e.golden.is_some());
+            if has_output(s) && !golden {
+                out.push(format!("{at} {} ({})", i + 1, s.key()));
+            }
+        }
+    }
+
+    /// Issue 12's "goldens for every output": every snapshot, mesh file, tile written back and
+    /// query answer of an accept case of these areas is a golden (spec/conformance.md §3).
+    #[test]
+    fn every_output_of_an_accept_case_is_a_golden() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let s = crate::suite::load(&root, &[], None);
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for c in &s.cases {
+            let area = c.id.split('/').next().unwrap_or("");
+            if c.scenario.class != Class::Accept
+                || !["navmesh", "snapshot", "meshfile", "tile", "query"].contains(&area)
+            {
+                continue;
+            }
+            seen += 1;
+            without_golden(&c.scenario.steps, &format!("{} step", c.id), &mut missing);
+        }
+        assert!(seen > 80, "only {seen} accept cases found");
+        assert!(
+            missing.is_empty(),
+            "outputs without a golden:\n{}",
+            missing.join("\n")
+        );
+    }
+}

@@ -99,7 +99,7 @@ impl QueryFilter {
     }
 
     /// The pass rule for a polygon already located (so valid).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn passes_target(&self, v: &Target<'_>) -> bool {
         if !self.passes_flags(v.flags()) {
             return false;

@@ -2,14 +2,15 @@
 //! entered from), from the start polygon to the end polygon, with off-mesh links taken in their
 //! direction only.
 
-use super::geom::{dist3, midpoint};
-use super::pool::{Node, NodeKey, NO_PARENT, SKIP, UNKNOWN};
-use super::portal::{edge_portal, link_point, opposite};
-use super::view::{resolve, target_from};
+use super::geom::dist3;
+use super::pool::{Node, NO_PARENT, SKIP, UNKNOWN};
+use super::portal::{edge_midpoint, link_point, opposite};
+use super::view::{resolve, target_from, Ground, PolyView, Target};
 use super::{finite, NavMeshQuery, QueryError, QueryFilter, Scratch};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
-use crate::stitch::{LinkEnd, LinkKind};
+use crate::mesh::TiledNavMesh;
+use crate::stitch::{Link, LinkEnd, LinkKind};
 use crate::tile::LinkDirection;
 
 /// The heuristic factor H: h = dist3(node, end) × H (`spec/queries.md` §4.2).
@@ -57,21 +58,21 @@ fn boarded(end: LinkEnd) -> u8 {
     1 + end as u8
 }
 
-/// Relaxes the existing crossing `m` from node `n` (number `cur`), leaving a polygon of cost
-/// `cost_here` (`spec/queries.md` §4.3): when `f < m.f` (false when either is NaN), sets m's g, f
-/// and parent and opens it, and returns true. Its target passed the filter when it was created
-/// (the mesh and the filter do not change during a search), and its position and the terms
-/// depending on it alone (h, or the end's last leg) are kept.
+/// Relaxes the existing crossing `m` from node number `cur` (cost `g`, position `pos`), leaving a
+/// polygon of cost `cost_here` (`spec/queries.md` §4.3): when `f < m.f` (false when either is
+/// NaN), sets m's g, f and parent and opens it, and returns true. Its target passed the filter
+/// when it was created (the mesh and the filter do not change during a search), and its position
+/// and the terms depending on it alone (h, or the end's last leg) are kept.
 #[inline]
-fn relax(m: &mut Node, n: &Node, cur: u32, cost_here: f64) -> bool {
-    // f = (n.g + step) + tail (+ 0) is at least n.g + tail, rounding being monotone and
-    // step ≥ 0: when that bound already fails the strict test below, so does f, and the step's
-    // square root is not needed.
-    if (n.g + m.tail).partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
+fn relax(m: &mut Node, g: f64, pos: &Vec3, cur: u32, cost_here: f64) -> bool {
+    // f = (g + step) + tail (+ 0) is at least g + tail, rounding being monotone and step ≥ 0:
+    // when that bound already fails the strict test below, so does f, and the step's square
+    // root is not needed.
+    if (g + m.tail).partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
         return false;
     }
-    let step = dist3(&n.pos, &m.pos) * cost_here;
-    let (g, f) = m.costs(n.g + step);
+    let step = dist3(pos, &m.pos) * cost_here;
+    let (g, f) = m.costs(g + step);
     if f.partial_cmp(&m.f) != Some(std::cmp::Ordering::Less) {
         return false;
     }
@@ -80,6 +81,32 @@ fn relax(m: &mut Node, n: &Node, cur: u32, cost_here: f64) -> bool {
     m.parent = cur;
     m.closed = false;
     true
+}
+
+/// Where the new crossing over `link` of `here` lies (§4.2) and its target, or `None` when the
+/// link gives no crossing: a target failing the filter, a ground link kind on a link polygon
+/// (`ground` is `None` there), a one-way link's far end.
+#[inline]
+fn place<'m>(
+    mesh: &'m TiledNavMesh,
+    here: &PolyView<'m>,
+    ground: Option<&Ground<'m>>,
+    link: &Link,
+    filter: &QueryFilter,
+) -> Option<(Vec3, Target<'m>)> {
+    let there = target_from(mesh, here, link.target).filter(|v| filter.passes_target(v))?;
+    let q = match link.kind {
+        LinkKind::Internal { .. } | LinkKind::Portal { .. } => edge_midpoint(ground?, &link.kind)?,
+        LinkKind::ToOffMesh { end } => {
+            let l = there.off_mesh_link()?;
+            if end == LinkEnd::End && l.direction != LinkDirection::Bidirectional {
+                return None;
+            }
+            link_point(l, end)
+        }
+        LinkKind::FromOffMesh { end } => link_point(here.off_mesh_link()?, end),
+    };
+    Some((q, there))
 }
 
 impl NavMeshQuery<'_> {
@@ -170,31 +197,35 @@ impl NavMeshQuery<'_> {
         let Scratch { pool, open, .. } = scratch;
         pool.reset(self.max_nodes);
         open.clear();
+        let d0 = dist3(&start_pos, &end_pos);
         let start = pool
             .add(Node {
-                key: (None, start_ref, GROUND),
                 pos: start_pos,
                 g: 0.0,
-                f: dist3(&start_pos, &end_pos) * HEURISTIC_SCALE,
+                f: d0 * HEURISTIC_SCALE,
                 tail: 0.0,
-                is_end: false,
+                dist: d0,
+                poly: start_ref,
                 parent: NO_PARENT,
+                state: GROUND,
+                is_end: false,
                 closed: false,
             })
             .expect("a pool holds at least one node");
-        open.push(pool, start);
+        open.push(start, pool.get(start).f);
         let mut out_of_nodes = false;
         let mut reached = None;
 
         while let Some(cur) = open.pop(pool) {
             let n = *pool.get(cur);
-            let (source, poly, state) = n.key;
+            let (poly, state) = (n.poly, n.state);
             if poly == end_ref && state == GROUND {
                 reached = Some(cur);
                 break;
             }
-            // The search never turns straight back to the polygon it came from (§4.3).
-            let back = source.map(|(p, _)| p);
+            // The search never turns straight back to the polygon it came from (§4.3): the
+            // polygon of n's source, which is its parent's (see `Node`).
+            let back = (n.parent != NO_PARENT).then(|| pool.get(n.parent).poly);
             // Every node's polygon was valid when it was created, and the mesh does not change
             // during the search.
             let Some(here) = resolve(mesh, poly) else {
@@ -202,7 +233,7 @@ impl NavMeshQuery<'_> {
             };
             let cost_here = filter.cost_of(&here);
             let ground = if state == GROUND { here.ground() } else { None };
-            let hub = pool.hub(poly, state, here.links.len());
+            let hub = pool.hub(poly, state, here.tile.poly_count(), here.links.len());
             for (j, link) in here.links.iter().enumerate() {
                 let slot = pool.slot(hub + j);
                 if slot == SKIP {
@@ -214,17 +245,18 @@ impl NavMeshQuery<'_> {
                 }
                 if slot != UNKNOWN {
                     // A crossing this polygon's hub already holds.
-                    if relax(pool.get_mut(slot), &n, cur, cost_here) {
-                        open.push(pool, slot);
+                    let m = pool.get_mut(slot);
+                    if relax(m, n.g, &n.pos, cur, cost_here) {
+                        let f = m.f;
+                        open.push(slot, f);
                     }
                     continue;
                 }
-                // The neighbour's key and, for a new node, how to place it.
-                let (q_poly, q_state) = match (state, link.kind) {
-                    (GROUND, LinkKind::Internal { .. } | LinkKind::Portal { .. }) => {
-                        (target, GROUND)
-                    }
-                    (GROUND, LinkKind::ToOffMesh { end }) => (target, boarded(end)),
+                // The neighbour's key (source (poly, state), target, q_state) and, for a new
+                // node, how to place it.
+                let q_state = match (state, link.kind) {
+                    (GROUND, LinkKind::Internal { .. } | LinkKind::Portal { .. }) => GROUND,
+                    (GROUND, LinkKind::ToOffMesh { end }) => boarded(end),
                     (s, LinkKind::FromOffMesh { end }) if s != GROUND => {
                         let board = if s == boarded(LinkEnd::Start) {
                             LinkEnd::Start
@@ -235,73 +267,67 @@ impl NavMeshQuery<'_> {
                             pool.set_slot(hub + j, SKIP);
                             continue;
                         }
-                        (target, GROUND)
+                        GROUND
                     }
                     _ => {
                         pool.set_slot(hub + j, SKIP);
                         continue;
                     }
                 };
-                let key: NodeKey = (Some((poly, state)), q_poly, q_state);
                 // An earlier link of this polygon to the same crossing (two edge links to one
                 // polygon) created it: the key exists. Any such link was resolved by now (it
-                // has the same target, so it was not skipped as the way back either).
-                let earlier = (0..j)
-                    .map(|k| pool.slot(hub + k))
-                    .find(|&i| i < SKIP && pool.get(i).key == key);
+                // has the same target, so it was not skipped as the way back either). Every
+                // node of this hub has this hub's source, so the keys differ in the target and
+                // its state only.
+                let earlier = (0..j).map(|k| pool.slot(hub + k)).find(|&i| {
+                    i < SKIP && {
+                        let m = pool.get(i);
+                        m.poly == target && m.state == q_state
+                    }
+                });
                 if let Some(i) = earlier {
                     pool.set_slot(hub + j, i);
-                    if relax(pool.get_mut(i), &n, cur, cost_here) {
-                        open.push(pool, i);
+                    let m = pool.get_mut(i);
+                    if relax(m, n.g, &n.pos, cur, cost_here) {
+                        let f = m.f;
+                        open.push(i, f);
                     }
                     continue;
                 }
                 // A new crossing. Whatever stops it here stops it for the rest of the search
                 // (the mesh, the filter and the pool's fullness do not change back).
-                let Some(m) = (|| {
-                    let there =
-                        target_from(mesh, &here, target).filter(|v| filter.passes_target(v))?;
-                    let q = match link.kind {
-                        LinkKind::Internal { .. } | LinkKind::Portal { .. } => {
-                            let (l, r) = edge_portal(ground.as_ref()?, &link.kind)?;
-                            midpoint(&l, &r)
-                        }
-                        LinkKind::ToOffMesh { end } => {
-                            let l = there.off_mesh_link()?;
-                            if end == LinkEnd::End && l.direction != LinkDirection::Bidirectional {
-                                return None;
-                            }
-                            link_point(l, end)
-                        }
-                        LinkKind::FromOffMesh { end } => link_point(here.off_mesh_link()?, end),
-                    };
-                    let step = dist3(&n.pos, &q) * cost_here;
-                    let is_end = q_poly == end_ref && q_state == GROUND;
-                    let tail = if is_end {
-                        dist3(&q, &end_pos) * filter.cost_of_target(&there)
-                    } else {
-                        dist3(&q, &end_pos) * HEURISTIC_SCALE
-                    };
-                    let mut m = Node {
-                        key,
-                        pos: q,
-                        g: 0.0,
-                        f: 0.0,
-                        tail,
-                        is_end,
-                        parent: cur,
-                        closed: false,
-                    };
-                    (m.g, m.f) = m.costs(n.g + step);
-                    Some(m)
-                })() else {
+                let Some((q, there)) = place(mesh, &here, ground.as_ref(), link, filter) else {
                     pool.set_slot(hub + j, SKIP);
                     continue;
+                };
+                let step = dist3(&n.pos, &q) * cost_here;
+                let dist = dist3(&q, &end_pos);
+                let is_end = target == end_ref && q_state == GROUND;
+                let (g, f, tail) = if is_end {
+                    let tail = dist * filter.cost_of_target(&there);
+                    let g = (n.g + step) + tail;
+                    (g, g + 0.0, tail)
+                } else {
+                    let tail = dist * HEURISTIC_SCALE;
+                    let g = n.g + step;
+                    (g, g + tail, tail)
+                };
+                let m = Node {
+                    pos: q,
+                    g,
+                    f,
+                    tail,
+                    dist,
+                    poly: target,
+                    parent: cur,
+                    state: q_state,
+                    is_end,
+                    closed: false,
                 };
                 match pool.add(m) {
                     Some(i) => {
                         pool.set_slot(hub + j, i);
-                        open.push(pool, i);
+                        open.push(i, f);
                     }
                     None => {
                         out_of_nodes = true;
@@ -318,12 +344,13 @@ impl NavMeshQuery<'_> {
                 // nodes are visited in number order and replace the best only when strictly less.
                 let mut best = (f64::INFINITY, start_ref, start);
                 for (i, m) in pool.nodes().iter().enumerate() {
-                    if m.key.2 != GROUND {
+                    if m.state != GROUND {
                         continue;
                     }
-                    let d = dist3(&m.pos, &end_pos);
-                    if d < best.0 || (d == best.0 && m.key.1 < best.1) {
-                        best = (d, m.key.1, i as u32);
+                    // m.dist is dist3(m.pos, end_pos), computed when m was created.
+                    let d = m.dist;
+                    if d < best.0 || (d == best.0 && m.poly < best.1) {
+                        best = (d, m.poly, i as u32);
                     }
                 }
                 let status = if out_of_nodes {
@@ -337,7 +364,7 @@ impl NavMeshQuery<'_> {
         let mut i = last;
         while i != NO_PARENT && corridor.len() < pool.nodes().len() {
             let m = pool.get(i);
-            corridor.push(m.key.1);
+            corridor.push(m.poly);
             i = m.parent;
         }
         corridor.reverse();

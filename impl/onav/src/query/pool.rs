@@ -1,26 +1,20 @@
 //! The A* node pool and open list (`spec/queries.md` §4.1): nodes in a `Vec` in creation order
-//! (a node's index is its number), found through per-polygon hubs (a hash table looked up by
-//! polygon and state, never iterated), and a binary heap ordered by (f, number) with stale
-//! entries skipped.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+//! (a node's index is its number), found through per-polygon hubs (a dense index by slot, polygon
+//! and state, stamped per search, never iterated), and a binary heap ordered by (f, number) with
+//! stale entries skipped.
 
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
 
-/// A search node's identity (`spec/queries.md` §4.1): its source (the polygon and state it is
-/// entered from; `None` for the start node), its polygon and its state (0 for a ground polygon;
-/// 1 + the boarding end for an off-mesh link polygon, so a bidirectional link is two nodes).
-pub(crate) type NodeKey = (Option<(PolyRef, u8)>, PolyRef, u8);
-
 /// No parent.
 pub(crate) const NO_PARENT: u32 = u32::MAX;
 
-/// One search node.
+/// One search node: a crossing (`spec/queries.md` §4.1) with key (source, `poly`, `state`). Its
+/// source, the polygon and state it is entered from, is not stored: a crossing is only ever
+/// created or relaxed while a node of its source is expanded, so its parent's polygon and state
+/// are always its source's (the start node has no parent and no source).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
-    pub key: NodeKey,
     /// Fixed when the node is created (`spec/queries.md` §4.2).
     pub pos: Vec3,
     pub g: f64,
@@ -29,9 +23,14 @@ pub(crate) struct Node {
     /// the last leg `dist3(pos, end_pos)·cost(end_ref)`, added to g; otherwise the heuristic
     /// `dist3(pos, end_pos)·H`, added to g for f.
     pub tail: f64,
+    /// `dist3(pos, end_pos)`, kept for the nearest node of a search that ends unreached (§4.4).
+    pub dist: f64,
+    pub poly: PolyRef,
+    pub parent: u32,
+    /// 0 for a ground polygon; 1 + the boarding end for an off-mesh link polygon.
+    pub state: u8,
     /// The end polygon's ground node.
     pub is_end: bool,
-    pub parent: u32,
     pub closed: bool,
 }
 
@@ -49,79 +48,70 @@ impl Node {
     }
 }
 
-/// The hub table: open addressing over a power-of-two array of (key, first slot, stamp); an
-/// entry is live iff its stamp is the table's current epoch, so emptying it is `epoch += 1`. It
-/// is looked up by key only, never iterated, so its order reaches no result; its hash (of the
-/// polygon reference and state) affects speed only.
+/// Polygon states a hub index entry is kept for: ground, boarded at the start, at the end.
+const STATES: usize = 3;
+
+/// The hub index: per slot index, per polygon and state (entry `poly · 3 + state`), the stamp of
+/// the search that made the hub and the hub's first slot. An entry is live iff its stamp is the
+/// current epoch, so emptying the index is `epoch += 1`. It is looked up by key only, never
+/// iterated, so it reaches no result. A slot's entries are allocated when a search first
+/// expands a polygon of it and kept, so later searches allocate nothing.
 #[derive(Default)]
-struct HubTable {
-    entries: Vec<HubEntry>,
-    len: usize,
+struct HubIndex {
+    tiles: Vec<Vec<HubEntry>>,
     epoch: u32,
 }
 
 #[derive(Clone, Copy, Default)]
 struct HubEntry {
-    poly: u64,
-    state: u8,
     stamp: u32,
     base: u32,
 }
 
-impl HubTable {
+impl HubIndex {
     fn clear(&mut self) {
-        self.len = 0;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             // Wrapped: stamps of earlier epochs could look live again.
-            self.entries.iter_mut().for_each(|e| e.stamp = 0);
+            for t in &mut self.tiles {
+                t.iter_mut().for_each(|e| e.stamp = 0);
+            }
             self.epoch = 1;
         }
     }
 
+    /// The first slot of the hub of entry `key` of slot `slot`, inserting `next` for a new one
+    /// (then returning it); `polys` is the polygon count of the slot's tile (the entries a
+    /// first look-up allocates).
     #[inline]
-    fn bucket(poly: u64, state: u8, mask: usize) -> usize {
-        let h = (poly ^ u64::from(state) << 61).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (h >> 32) as usize & mask
+    fn get_or_insert(&mut self, slot: usize, key: usize, polys: usize, next: u32) -> u32 {
+        let epoch = self.epoch;
+        let e = match self.tiles.get(slot).and_then(|t| t.get(key)) {
+            Some(_) => &mut self.tiles[slot][key],
+            None => self.grow(slot, key, polys),
+        };
+        if e.stamp == epoch {
+            return e.base;
+        }
+        *e = HubEntry {
+            stamp: epoch,
+            base: next,
+        };
+        next
     }
 
-    /// The first slot of `(poly, state)`, inserting `next` for a new key (then returning it).
-    #[inline]
-    fn get_or_insert(&mut self, poly: u64, state: u8, next: u32) -> u32 {
-        if 2 * (self.len + 1) > self.entries.len() {
-            self.grow();
-        }
-        let mask = self.entries.len() - 1;
-        let mut i = Self::bucket(poly, state, mask);
-        loop {
-            let e = &mut self.entries[i];
-            if e.stamp != self.epoch {
-                *e = HubEntry {
-                    poly,
-                    state,
-                    stamp: self.epoch,
-                    base: next,
-                };
-                self.len += 1;
-                return next;
-            }
-            if e.poly == poly && e.state == state {
-                return e.base;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
+    /// Entry `key` of slot `slot`, allocating it (and the rest of the slot's) first.
     #[cold]
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.entries);
-        let epoch = self.epoch.max(1);
-        self.entries = vec![HubEntry::default(); (old.len() * 2).max(64)];
-        self.epoch = epoch;
-        self.len = 0;
-        for e in old.into_iter().filter(|e| e.stamp == epoch) {
-            self.get_or_insert(e.poly, e.state, e.base);
+    fn grow(&mut self, slot: usize, key: usize, polys: usize) -> &mut HubEntry {
+        if self.tiles.len() <= slot {
+            self.tiles.resize_with(slot + 1, Vec::new);
         }
+        let t = &mut self.tiles[slot];
+        let len = (key + 1).max(polys.saturating_mul(STATES));
+        if t.len() < len {
+            t.resize(len, HubEntry::default());
+        }
+        &mut t[key]
     }
 }
 
@@ -144,7 +134,7 @@ pub(crate) const SKIP: u32 = u32::MAX - 1;
 #[derive(Default)]
 pub(crate) struct NodePool {
     nodes: Vec<Node>,
-    hubs: HubTable,
+    hubs: HubIndex,
     slots: Vec<u32>,
     max: usize,
 }
@@ -158,13 +148,18 @@ impl NodePool {
         self.max = max as usize;
     }
 
-    /// The first slot of the hub of `(poly, state)`, whose polygon has `links` links: created
-    /// (every slot [`UNKNOWN`]) on the first call for the pair.
+    /// The first slot of the hub of `(poly, state)` (state ≤ 2), whose polygon has `links` links
+    /// and whose tile has `polys` polygons: created (every slot [`UNKNOWN`]) on the first call
+    /// for the pair.
     #[inline]
-    pub fn hub(&mut self, poly: PolyRef, state: u8, links: usize) -> usize {
+    pub fn hub(&mut self, poly: PolyRef, state: u8, polys: u32, links: usize) -> usize {
         let next = self.slots.len() as u32;
-        let base = self.hubs.get_or_insert(poly.raw(), state, next);
+        let key = poly.poly().0 as usize * STATES + usize::from(state);
+        let base = self
+            .hubs
+            .get_or_insert(poly.slot().0 as usize, key, polys as usize, next);
         if base == next {
+            // A few slots (a polygon's links): pushed one by one, cheaper than a memset call.
             self.slots.reserve(links);
             for _ in 0..links {
                 self.slots.push(UNKNOWN);
@@ -186,6 +181,7 @@ impl NodePool {
     }
 
     /// Adds a node; `None` when the pool is full.
+    #[inline]
     pub fn add(&mut self, node: Node) -> Option<u32> {
         if self.nodes.len() >= self.max {
             return None;
@@ -223,12 +219,13 @@ fn fkey(f: f64) -> u64 {
     }
 }
 
-/// The open list: a min-heap of entries `fkey(f) << 32 | number`, so that one integer comparison
-/// orders them by (f, number); keys are distinct (a node's f only ever decreases). A node whose
-/// f decreased has a newer entry; the older ones are skipped when popped, so each pop yields the
-/// open node with the least (f, number).
+/// The open list: a binary min-heap of entries `fkey(f) << 32 | number`, so that one integer
+/// comparison orders them by (f, number); keys are distinct (a node's f only ever decreases). A
+/// node whose f decreased has a newer entry; the older ones are skipped when popped, so each pop
+/// yields the open node with the least (f, number). Only the least entry is ever taken, so the
+/// heap's internal order reaches no result.
 #[derive(Default)]
-pub(crate) struct OpenList(BinaryHeap<Reverse<u128>>);
+pub(crate) struct OpenList(Vec<u128>);
 
 impl OpenList {
     /// Empties the list, keeping its memory.
@@ -236,16 +233,61 @@ impl OpenList {
         self.0.clear();
     }
 
+    /// Adds node `node`, whose f is now `f`.
     #[inline]
-    pub fn push(&mut self, pool: &NodePool, node: u32) {
-        let e = u128::from(fkey(pool.get(node).f)) << 32 | u128::from(node);
-        self.0.push(Reverse(e));
+    pub fn push(&mut self, node: u32, f: f64) {
+        let e = u128::from(fkey(f)) << 32 | u128::from(node);
+        let mut i = self.0.len();
+        self.0.push(e);
+        let h = &mut self.0[..=i];
+        // Sift up: parents greater than e move down.
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if h[p] < e {
+                break;
+            }
+            h[i] = h[p];
+            i = p;
+        }
+        h[i] = e;
+    }
+
+    /// Removes and returns the least entry.
+    #[inline]
+    fn pop_least(&mut self) -> Option<u128> {
+        let last = self.0.pop()?;
+        let h = &mut self.0[..];
+        let n = h.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = h[0];
+        // Sift `last` down from the root: the least child moves up while it is less.
+        let mut i = 0;
+        loop {
+            let c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            let m = if c + 1 < n && h[c + 1] < h[c] {
+                c + 1
+            } else {
+                c
+            };
+            if last < h[m] {
+                break;
+            }
+            h[i] = h[m];
+            i = m;
+        }
+        h[i] = last;
+        Some(top)
     }
 
     /// The open node with the least (f, number), marked closed.
     #[inline]
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
-        while let Some(Reverse(e)) = self.0.pop() {
+        while let Some(e) = self.pop_least() {
             let node = e as u32;
             let n = pool.get_mut(node);
             if n.closed || fkey(n.f) != (e >> 32) as u64 {
@@ -269,13 +311,15 @@ mod tests {
 
     fn node(p: u32, f: f64) -> Node {
         Node {
-            key: (None, r(p), 0),
             pos: [0.0; 3],
             g: 0.0,
             f,
             tail: 0.0,
-            is_end: false,
+            dist: 0.0,
+            poly: r(p),
             parent: NO_PARENT,
+            state: 0,
+            is_end: false,
             closed: false,
         }
     }
@@ -287,15 +331,15 @@ mod tests {
         let mut open = OpenList::default();
         for (p, f) in [(3, 2.0), (1, 2.0), (2, 5.0), (0, 3.0)] {
             let i = pool.add(node(p, f)).unwrap();
-            open.push(&pool, i);
+            open.push(i, pool.get(i).f);
         }
         // Node 2's f drops below the others: its old entry becomes stale.
         let i2 = 2;
         pool.get_mut(i2).f = 1.0;
-        open.push(&pool, i2);
+        open.push(i2, pool.get(i2).f);
         let mut order = Vec::new();
         while let Some(i) = open.pop(&mut pool) {
-            order.push(pool.get(i).key.1.poly().0);
+            order.push(pool.get(i).poly.poly().0);
         }
         // Polygons 3 and 1 tie at f = 2: node 0 (polygon 3) was created first.
         assert_eq!(order, vec![2, 3, 1, 0]);
@@ -319,7 +363,7 @@ mod tests {
         for round in 0..400u32 {
             for _ in 0..round % 5 {
                 let i = pool.add(node(0, unit() + 8.0)).unwrap();
-                open.push(&pool, i);
+                open.push(i, pool.get(i).f);
                 model.insert(key(&pool, i));
             }
             // Lower an open node's f now and then (its older entry goes stale), or reopen a
@@ -330,7 +374,7 @@ mod tests {
                 let n = pool.get_mut(k);
                 n.f -= 0.25 + unit();
                 n.closed = false;
-                open.push(&pool, k);
+                open.push(k, pool.get(k).f);
                 model.insert(key(&pool, k));
             }
             if round % 2 == 0 {
@@ -373,16 +417,37 @@ mod tests {
     fn a_hub_is_made_once_per_polygon_and_state() {
         let mut pool = NodePool::default();
         pool.reset(8);
-        let a = pool.hub(r(1), 0, 3);
-        let b = pool.hub(r(1), 1, 2);
+        let a = pool.hub(r(1), 0, 4, 3);
+        let b = pool.hub(r(1), 1, 4, 2);
         assert_eq!((a, b), (0, 3));
-        assert_eq!(pool.hub(r(1), 0, 3), a);
-        assert!((0..5).all(|i| pool.slot(i) == UNKNOWN));
+        assert_eq!(pool.hub(r(1), 0, 4, 3), a);
+        // Another slot, and a polygon past the count first given (the index grows).
+        let other = PolyRef::new(Generation::FIRST, SlotIndex(5), PolyIndex(2));
+        assert_eq!(pool.hub(other, 2, 3, 1), 5);
+        assert_eq!(pool.hub(r(9), 0, 4, 2), 6);
+        assert_eq!(pool.hub(other, 2, 3, 1), 5);
+        assert!((0..8).all(|i| pool.slot(i) == UNKNOWN));
         pool.set_slot(a + 1, 7);
         assert_eq!(pool.slot(1), 7);
+        // A new search forgets every hub.
         pool.reset(8);
-        assert_eq!(pool.hub(r(1), 1, 2), 0);
+        assert_eq!(pool.hub(r(1), 1, 4, 2), 0);
+        assert_eq!(pool.hub(r(1), 0, 4, 3), 2);
         assert_eq!(pool.slot(1), UNKNOWN);
+    }
+
+    #[test]
+    fn the_hub_index_survives_its_epoch_wrapping() {
+        let mut pool = NodePool::default();
+        pool.reset(8);
+        assert_eq!(pool.hub(r(1), 0, 2, 1), 0);
+        pool.hubs.epoch = u32::MAX;
+        pool.hubs.tiles[0][3].stamp = 1;
+        pool.reset(8);
+        // The stale stamp 1 equals the restarted epoch only if it was not cleared.
+        assert_eq!(pool.hubs.epoch, 1);
+        assert_eq!(pool.hub(r(2), 0, 2, 1), 0);
+        assert_eq!(pool.hub(r(1), 0, 2, 1), 1);
     }
 
     #[test]

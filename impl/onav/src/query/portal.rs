@@ -2,6 +2,7 @@
 //! link crosses a segment of the polygon's edge, seen as (left, right) by an agent leaving the
 //! polygon; an off-mesh link crosses at one of its end points.
 
+use super::geom::midpoint;
 use super::view::{Ground, PolyView};
 use crate::geom::Vec3;
 use crate::ids::PolyRef;
@@ -39,6 +40,29 @@ pub(crate) fn edge_portal(g: &Ground<'_>, kind: &LinkKind) -> Option<(Vec3, Vec3
             } else {
                 Some((pl, ph))
             }
+        }
+        LinkKind::ToOffMesh { .. } | LinkKind::FromOffMesh { .. } => None,
+    }
+}
+
+/// The portal midpoint `mid(left, right)` of an edge link of ground polygon `g`
+/// (`spec/queries.md` §1.4), computed as [`edge_portal`]'s ends would give it: `mid` adds the two
+/// ends per component, and binary64 addition is commutative, so which end is the left one does
+/// not matter. `None` for an off-mesh link kind.
+#[inline(always)]
+pub(crate) fn edge_midpoint(g: &Ground<'_>, kind: &LinkKind) -> Option<Vec3> {
+    match *kind {
+        LinkKind::Internal { edge } => {
+            let (a, b) = g.edge(usize::from(edge));
+            Some(midpoint(&a, &b))
+        }
+        LinkKind::Portal { edge, side, lo, hi } => {
+            let (a, b) = g.edge(usize::from(edge));
+            let u = if side.along_z() { 2 } else { 0 };
+            Some(midpoint(
+                &point_on_border_edge(&a, &b, u, lo),
+                &point_on_border_edge(&a, &b, u, hi),
+            ))
         }
         LinkKind::ToOffMesh { .. } | LinkKind::FromOffMesh { .. } => None,
     }

@@ -249,8 +249,9 @@ impl NavMeshQuery<'_> {
                     break;
                 }
             }
-            let (a, b) = g.edge(k);
+            // The exit edge's ends, read only where they are used (the cost and the normal).
             if options.costs {
+                let (a, b) = g.edge(k);
                 let mut p = [start_pos[0] + dir[0] * t, 0.0, start_pos[2] + dir[2] * t];
                 let (ex, ez) = (b[0] - a[0], b[2] - a[2]);
                 let s = if ex.abs() > ez.abs() {
@@ -265,6 +266,7 @@ impl NavMeshQuery<'_> {
             match next {
                 Some(v) => cur = v,
                 None => {
+                    let (a, b) = g.edge(k);
                     let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
                     let len = (dx * dx + dz * dz).sqrt();
                     // + 0.0 turns a −0.0 into +0.0.

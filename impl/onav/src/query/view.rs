@@ -20,7 +20,7 @@ pub(crate) struct PolyView<'m> {
 }
 
 /// The polygon of `r`, if `r` is valid now (`spec/navmesh-format.md` §5).
-#[inline]
+#[inline(always)]
 pub(crate) fn resolve(mesh: &TiledNavMesh, r: PolyRef) -> Option<PolyView<'_>> {
     let slot = mesh.state.slots.get(r.slot().0 as usize)?;
     if slot.generation != r.generation() {
@@ -66,7 +66,7 @@ pub(crate) struct Target<'m> {
 }
 
 /// The [`Target`] of `r`, a link target of `from` (valid now, as for [`resolve_from`]).
-#[inline]
+#[inline(always)]
 pub(crate) fn target_from<'m>(
     mesh: &'m TiledNavMesh,
     from: &PolyView<'m>,
@@ -118,7 +118,7 @@ impl<'m> PolyView<'m> {
     }
 
     /// The ground polygon, or `None` for an off-mesh link polygon.
-    #[inline]
+    #[inline(always)]
     pub fn ground(self) -> Option<Ground<'m>> {
         let poly = self.tile.ground_polys().get(self.index as usize)?;
         Some(Ground {
@@ -177,14 +177,14 @@ impl<'m> Ground<'m> {
     }
 
     /// Vertex k, for k below the vertex count.
-    #[inline]
+    #[inline(always)]
     pub fn vertex(&self, k: usize) -> Vec3 {
         self.verts[self.poly.vertices[k] as usize]
     }
 
     /// The end points of edge k (vertex k to vertex k + 1, wrapping), for k below the vertex
     /// count.
-    #[inline]
+    #[inline(always)]
     pub fn edge(&self, k: usize) -> (Vec3, Vec3) {
         let next = if k + 1 == self.len() { 0 } else { k + 1 };
         (self.vertex(k), self.vertex(next))
