@@ -15,11 +15,17 @@
 //! input byte stays flat; and `over_budget`, a single tile of q × q quads with q² links
 //! (`dense_link_tile`), far over its budget, which restore rejects before stitching.
 //! Throughput is in input bytes.
+//!
+//! A third group, `rollback_in_place`, times the in-place restore's rollback path
+//! (`spec/snapshot.md` S21) on the same one-quad worlds of 1k and 10k tiles: each iteration
+//! edits the flags of every 7th tile's polygon (not timed apart: the edit is part of a frame) and
+//! restores the snapshot taken before, Referenced (`referenced`) and Full (`full`, where the
+//! tiles' bytes are compared with the slots' own, not parsed). Throughput is in slots.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use onav::{NavMeshSnapshot, SnapshotMode, TileLibrary, TiledNavMesh, WorldSpec};
+use onav::{NavMeshSnapshot, PolyIndex, SnapshotMode, TileLibrary, TiledNavMesh, WorldSpec};
 use onav_testkit::{dense_link_tile, mesh_of, snapshot_of, tiny_tiles};
 
 const SIZES: [u32; 4] = [1_000, 10_000, 100_000, 1_000_000];
@@ -96,5 +102,47 @@ fn restore_landing_budget(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, restore_scaling, restore_landing_budget);
+fn rollback_in_place(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rollback_in_place");
+    g.sample_size(10);
+    for n in sizes().into_iter().filter(|&n| n <= 10_000) {
+        g.throughput(Throughput::Elements(u64::from(n)));
+        let (w, tiles) = tiny_tiles(n);
+        let lib = TileLibrary::from_tiles(&tiles);
+        let mut m = mesh_of(&w.params(n), &tiles).expect("valid tiles");
+        drop(tiles);
+        let refs: Vec<_> = m
+            .tiles()
+            .step_by(7)
+            .map(|(r, _)| r.poly(PolyIndex(0)))
+            .collect();
+        for mode in [SnapshotMode::Referenced, SnapshotMode::Full] {
+            let snap = m.snapshot(mode);
+            // As in a rollback loop, the mesh has written its Referenced records.
+            let _ = m.snapshot(SnapshotMode::Referenced);
+            let name = match mode {
+                SnapshotMode::Referenced => "referenced",
+                SnapshotMode::Full => "full",
+            };
+            let mut flags = 2;
+            g.bench_with_input(BenchmarkId::new(name, n), &snap, |b, s| {
+                b.iter(|| {
+                    flags ^= 1;
+                    for &r in &refs {
+                        m.set_poly_flags(r, flags).expect("own polygon");
+                    }
+                    m.restore(black_box(s), &lib).expect("a rollback");
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    restore_scaling,
+    restore_landing_budget,
+    rollback_in_place
+);
 criterion_main!(benches);

@@ -9,7 +9,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use state::{MeshState, SlotContents};
+pub(crate) use state::{ChunkChange, MeshState, Scratch, Slot, SlotContents};
 
 use crate::error::MeshError;
 use crate::ids::{Generation, LinkIndex, PolyIndex, PolyRef, SlotIndex, TilePos, TileRef};

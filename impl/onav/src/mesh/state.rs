@@ -100,6 +100,53 @@ pub(crate) struct MeshState {
     pub verified_in: Option<u64>,
     /// A buffer [`MeshState::relink`] reuses (not state: empty between operations).
     relinks: Vec<(SlotIndex, u64, Link)>,
+    /// Buffers the in-place restore's rollback path reuses (not state: empty between
+    /// operations), so that a rollback allocates nothing once they have grown.
+    pub scratch: Scratch,
+}
+
+/// Buffers an in-place restore reuses between calls (module `snapshot`, the rollback path).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scratch {
+    /// Slots whose edits or switches change: (slot, offset of its edit count in the snapshot,
+    /// end of its switches), ascending.
+    pub slots: Vec<(usize, usize, usize)>,
+    /// The chunks holding such slots, ascending.
+    pub chunks: Vec<ChunkChange>,
+    /// For each chunk of `chunks`, where each of its slots' records starts in the snapshot,
+    /// from the chunk's first record.
+    pub starts: Vec<u32>,
+    /// A chunk's new records, and where each starts, when assembled.
+    pub bytes: Vec<u8>,
+    /// Where each of the assembled records starts.
+    pub assembled: Vec<u32>,
+}
+
+/// A built chunk whose records a rollback changes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ChunkChange {
+    /// The chunk.
+    pub chunk: usize,
+    /// Start and end of its slots' records in the snapshot.
+    pub records: (usize, usize),
+    /// Whether those bytes are the chunk's new records as they are (Referenced and free
+    /// records only, no inline tile).
+    pub as_is: bool,
+    /// Where its records' starts begin in [`Scratch::starts`].
+    pub starts: usize,
+    /// Where its changed slots begin in [`Scratch::slots`].
+    pub slots: usize,
+}
+
+impl Scratch {
+    /// Empties the buffers, keeping their capacity.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.chunks.clear();
+        self.starts.clear();
+        self.bytes.clear();
+        self.assembled.clear();
+    }
 }
 
 impl SlotView for MeshState {
@@ -136,6 +183,7 @@ impl MeshState {
             packs: Vec::new(),
             verified_in: None,
             relinks: Vec::new(),
+            scratch: Scratch::default(),
         };
         state.rebuild_chunks();
         state
@@ -193,16 +241,6 @@ impl MeshState {
             self.chunks[c].take();
         }
         self.refresh(i);
-    }
-
-    /// [`MeshState::refresh`] of occupied slot `i`, whose edits or switches changed, given its
-    /// new Referenced record (the writer's bytes for it, S22): the record is copied, not written
-    /// again. The slot's chunk must be built.
-    pub fn refresh_with_record(&mut self, i: usize, record: &[u8]) {
-        self.refresh_slot(i);
-        if let Some(chunk) = self.chunks[i / CHUNK_SLOTS].get_mut() {
-            chunk.set_record(i % CHUNK_SLOTS, record);
-        }
     }
 
     /// Chunk `c`, built from the slots if it is not yet.
@@ -320,6 +358,7 @@ impl MeshState {
             packs: Vec::new(),
             verified_in: None,
             relinks: Vec::new(),
+            scratch: Scratch::default(),
         };
         for (i, (generation, tile)) in slots.into_iter().enumerate() {
             let mut slot = Slot::free(generation);

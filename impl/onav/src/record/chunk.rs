@@ -66,17 +66,32 @@ impl Chunk {
         self.bytes[a..a + n].copy_from_slice(record);
     }
 
+    /// Puts `records` in place of all the chunk's records at once, record `k` starting at
+    /// `starts[k]` (a rollback copies them from a snapshot, where S22 makes them canonical):
+    /// they must be the writer's records of the chunk's slots' new states. One copy.
+    pub(crate) fn replace(&mut self, records: &[u8], starts: &[u32]) {
+        debug_assert_eq!(starts.len() + 1, self.starts.len());
+        self.bytes.clear();
+        self.bytes.extend_from_slice(records);
+        self.starts.clear();
+        self.starts.extend_from_slice(starts);
+        self.starts.push(records.len() as u32);
+    }
+
     /// The records, end to end.
+    #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
     /// Number of slots the chunk holds records of.
+    #[inline]
     pub(crate) fn slots(&self) -> usize {
         self.starts.len() - 1
     }
 
     /// The record of the chunk's slot `k`.
+    #[inline]
     pub(crate) fn record(&self, k: usize) -> &[u8] {
         &self.bytes[self.starts[k] as usize..self.starts[k + 1] as usize]
     }

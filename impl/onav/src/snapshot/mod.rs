@@ -81,9 +81,10 @@ impl TiledNavMesh {
     /// untouched. Tiles and links that are provably unchanged are reused. The same as
     /// [`TiledNavMesh::check_restore`] and then [`TiledNavMesh::commit`].
     ///
-    /// A Referenced snapshot that differs from this mesh's own only in edits and switches (a
-    /// rollback) is recognised by comparing its slot records with the mesh's, 32 slots at a
-    /// time, and costs about one comparison of those bytes plus the differing records (S21).
+    /// A snapshot that differs from this mesh's own only in edits and switches (a rollback) is
+    /// recognised by comparing its slot records with the mesh's (S21): a Referenced one, 32 slots
+    /// at a time, costs about one comparison of those bytes plus the differing records; a Full
+    /// one about one comparison of the tile bytes with the mesh's own (no parse, no stitch).
     pub fn restore(&mut self, bytes: &[u8], library: &TileLibrary) -> Result<(), RestoreError> {
         if rollback::try_rollback(&self.params, &mut self.state, bytes, library) {
             return Ok(());

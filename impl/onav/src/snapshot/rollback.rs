@@ -1,74 +1,108 @@
-//! The in-place restore's fast path for a rollback (`spec/snapshot.md` S21): a Referenced
-//! snapshot whose slot records equal the mesh's own (S22), except that some occupied slots hold
-//! other edits or switches. The mesh keeps its Referenced records byte for byte (the chunks), so
-//! a whole chunk is checked with one comparison, and only the differing records are read.
+//! The in-place restore's fast path for a rollback (`spec/snapshot.md` S21): a snapshot whose
+//! slots hold the mesh's own generations and tiles, so that only some occupied slots' edits or
+//! switches differ. The mesh keeps its Referenced records byte for byte (the chunks), so a
+//! whole chunk of a Referenced snapshot is checked with one comparison; otherwise each record is
+//! walked: a free slot's 5 bytes, a referenced tile's content id or an inline tile's bytes
+//! compared with the tile in the slot (equal bytes are the same tile: no parse, no stitch), then
+//! its edits and switches compared with the slot's own, and only the differing ones read and
+//! checked. A Full rollback so costs about one comparison of the tile bytes.
 //!
 //! It accepts only snapshots the full restore accepts, and builds exactly the state the full
 //! restore builds for them (K14: the previous state with each slot's edits and switches
 //! replaced): equal bytes from a valid state are valid, and every check a differing record
 //! needs is made (S11–S16 against its tile, S10 by library membership, S29). On anything else
 //! it declines before changing anything, and the full restore runs and reports the error, so
-//! every error and its order stay those of §6.
+//! every error and its order stay those of §6. It allocates nothing once its buffers grew.
 
 use super::{SECTION_SLOTS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
-use crate::bytes::Writer;
 use crate::ids::{LinkIndex, PolyIndex};
 use crate::library::TileLibrary;
-use crate::limits::{COUNT_LEN, EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, SWITCH_LEN};
-use crate::mesh::MeshState;
+use crate::limits::{COUNT_LEN, EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MIN_SLOT_LEN, SWITCH_LEN};
+use crate::mesh::{ChunkChange, MeshState, Scratch, Slot};
 use crate::params::MeshParams;
-use crate::record::{Sizes, CHUNK_SLOTS, REFERENCED_STATE_AT};
+use crate::record::{
+    Chunk, Sizes, CHUNK_SLOTS, KIND_FREE, KIND_INLINE, KIND_REFERENCED, REFERENCED_STATE_AT,
+};
 use crate::tile::NavTile;
 
 /// Offset of the first slot record: the header, the section count, the section's id, reserved
 /// field and length, and the slot count (§4.1, §4.2).
 const RECORDS_AT: usize = FILE_HEADER_LEN + 4 * COUNT_LEN;
 
+/// Offset of a Full record's tile bytes: after the generation, the kind and the tile length.
+const INLINE_TILE_AT: usize = MIN_SLOT_LEN + COUNT_LEN;
+
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(u32::from_le_bytes(*b.get(at..at + 4)?.first_chunk()?))
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+    Some(u16::from_le_bytes(*b.get(at..at + 2)?.first_chunk()?))
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(*b.get(at..at + 8)?.first_chunk()?))
 }
 
 /// Restores `bytes` into `state` if it is a rollback this path can prove valid, and says
-/// whether it did; `false` leaves `state` exactly as it was.
+/// whether it did; `false` leaves `state` exactly as it was (but for derived caches).
 pub(crate) fn try_rollback(
     params: &MeshParams,
     state: &mut MeshState,
     bytes: &[u8],
     library: &TileLibrary,
 ) -> bool {
-    let Some(pending) = check(params, state, bytes, library) else {
-        return false;
-    };
-    // Nothing below can fail.
-    for &(i, at) in &pending {
-        let Some(o) = state.slots[i].occupied.as_mut() else {
-            continue;
-        };
-        let end = apply(&mut o.tile, bytes, at);
-        state.refresh_with_record(i, &bytes[at - REFERENCED_STATE_AT..end]);
+    let mut scratch = std::mem::take(&mut state.scratch);
+    let valid = check(params, state, bytes, library, &mut scratch).is_some();
+    if valid {
+        // Nothing below can fail.
+        apply(state, bytes, &mut scratch);
     }
-    true
+    scratch.clear();
+    state.scratch = scratch;
+    valid
 }
 
-/// The slots whose records differ (slot, offset of its edit count), when `bytes` restores into
-/// `state` by replacing only their edits and switches; `None` otherwise.
+/// Whether the header and parameters are those the writer gives for `params` (S1, S2, P7:
+/// bitwise), read in place.
+fn header_matches(params: &MeshParams, b: &[u8]) -> Option<bool> {
+    let grid = params.grid();
+    let [x, y, z] = grid.origin();
+    Some(
+        b.get(..4)? == SNAPSHOT_MAGIC
+            && u16_at(b, 4)? == SNAPSHOT_VERSION
+            && u16_at(b, 6)? == 0
+            && u64_at(b, 8)? == x.to_bits()
+            && u64_at(b, 16)? == y.to_bits()
+            && u64_at(b, 24)? == z.to_bits()
+            && u64_at(b, 32)? == grid.tile_size().to_bits()
+            && u32_at(b, 40)? == params.slot_count()
+            && b.get(44..FILE_HEADER_LEN)? == params.digest().0,
+    )
+}
+
+/// What the records walked so far hold besides the mesh's own tiles' states.
+#[derive(Default)]
+struct Seen {
+    /// A record names its tile by content id (S10 then needs the library).
+    named: bool,
+    /// A record holds its tile inline (its chunk's new records are then assembled).
+    inline: bool,
+}
+
+/// Checks that `bytes` restores into `state` by replacing only some slots' edits and switches,
+/// filling `sc` with those slots and their chunks; `None` otherwise. Nothing of the state
+/// changes but derived caches.
 fn check(
     params: &MeshParams,
     state: &mut MeshState,
     bytes: &[u8],
     library: &TileLibrary,
-) -> Option<Vec<(usize, usize)>> {
+    sc: &mut Scratch,
+) -> Option<()> {
     // Header, parameters, one slots section spanning the rest, the slot count (S1–S6).
-    let mut w = Writer::with_capacity(FILE_HEADER_LEN);
-    w.header(SNAPSHOT_MAGIC, SNAPSHOT_VERSION);
-    params.write(&mut w);
-    let header = w.into_inner();
     let section_len = bytes.len().checked_sub(FILE_HEADER_LEN + 3 * COUNT_LEN)?;
-    let framed = bytes.get(..FILE_HEADER_LEN)? == header.as_slice()
+    let framed = header_matches(params, bytes)?
         && u32_at(bytes, FILE_HEADER_LEN)? == 1
         && u16_at(bytes, FILE_HEADER_LEN + 4)? == SECTION_SLOTS
         && u16_at(bytes, FILE_HEADER_LEN + 6)? == 0
@@ -77,35 +111,53 @@ fn check(
     if !framed {
         return None;
     }
-    // The records, chunk by chunk: equal bytes are the mesh's own records.
+    // The records, chunk by chunk: a run of bytes equal to the mesh's own records is its state.
     let mut pos = RECORDS_AT;
-    let mut pending = Vec::new();
     let mut state_bytes = state.extra_bytes;
-    for (c, chunk) in state.chunks.iter().enumerate() {
-        let chunk = chunk.get()?;
-        let all = chunk.bytes();
-        if bytes.get(pos..pos + all.len()) == Some(all) {
-            pos += all.len();
-            continue;
-        }
-        for k in 0..chunk.slots() {
-            let mine = chunk.record(k);
-            if bytes.get(pos..pos + mine.len()) == Some(mine) {
-                pos += mine.len();
+    let mut named = false;
+    for (c, cell) in state.chunks.iter().enumerate() {
+        let chunk = cell.get();
+        let first = c * CHUNK_SLOTS;
+        let slots = &state.slots[first..(first + CHUNK_SLOTS).min(state.slots.len())];
+        if let Some(all) = chunk.map(Chunk::bytes) {
+            if bytes.get(pos..pos + all.len()) == Some(all) {
+                pos += all.len();
+                // Only free records are 5 bytes long; any other names a tile.
+                named |= all.len() > MIN_SLOT_LEN * slots.len();
                 continue;
             }
-            // Same generation, kind 2 and content id, other edits or switches.
-            let i = c * CHUNK_SLOTS + k;
-            let slot = &state.slots[i];
-            let tile = slot.tile()?;
-            if bytes.get(pos..pos + REFERENCED_STATE_AT)? != &mine[..REFERENCED_STATE_AT] {
-                return None;
-            }
-            let at = pos + REFERENCED_STATE_AT;
-            let end = valid_state(tile, bytes, at)?;
-            state_bytes = state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
-            pending.push((i, at));
-            pos = end;
+        }
+        let start = pos;
+        let change = ChunkChange {
+            chunk: c,
+            records: (start, start),
+            as_is: true,
+            starts: sc.starts.len(),
+            slots: sc.slots.len(),
+        };
+        let mut seen = Seen::default();
+        pos = match chunk {
+            Some(ch) => walk_built(
+                ch,
+                slots,
+                first,
+                bytes,
+                pos,
+                sc,
+                &mut seen,
+                &mut state_bytes,
+            )?,
+            None => walk(slots, first, bytes, pos, sc, &mut seen, &mut state_bytes)?,
+        };
+        named |= seen.named;
+        if chunk.is_some() && sc.slots.len() > change.slots {
+            sc.chunks.push(ChunkChange {
+                records: (start, pos),
+                as_is: !seen.inline,
+                ..change
+            });
+        } else {
+            sc.starts.truncate(change.starts);
         }
     }
     if pos != bytes.len() {
@@ -119,8 +171,8 @@ fn check(
     if sizes.full_body() > u64::from(u32::MAX) {
         return None;
     }
-    // S10: the library holds every tile (the records name the mesh's own tiles).
-    if state.verified_in != Some(library.instance()) {
+    // S10: the library holds every tile named (the records name the mesh's own tiles).
+    if named && state.verified_in != Some(library.instance()) {
         let held = state
             .slots
             .iter()
@@ -131,12 +183,264 @@ fn check(
         }
         state.verified_in = Some(library.instance());
     }
-    Some(pending)
+    Some(())
+}
+
+/// Walks the records of `slots` (the first being slot `first`) from `start`, against their
+/// records in the mesh's chunk `ch`: each must hold the slot's generation and tile, and each
+/// whose edits and switches differ from the mesh's own is checked and put in `sc`. Returns the
+/// end of the records.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn walk_built(
+    ch: &Chunk,
+    slots: &[Slot],
+    first: usize,
+    bytes: &[u8],
+    start: usize,
+    sc: &mut Scratch,
+    seen: &mut Seen,
+    state_bytes: &mut usize,
+) -> Option<usize> {
+    let mut rest = bytes.get(start..)?;
+    let base = bytes.len();
+    for (k, slot) in slots.iter().enumerate() {
+        // A chunk's records take at most u32::MAX bytes (see `Chunk`), so do these: they are
+        // walked only while they equal its own but for edits and switches.
+        sc.starts.push((base - rest.len() - start) as u32);
+        let m = ch.record(k);
+        let Some(head) = m.first_chunk::<REFERENCED_STATE_AT>() else {
+            // A free slot: its 5 bytes.
+            let (h, r) = rest.split_first_chunk::<MIN_SLOT_LEN>()?;
+            if h[..] != m[..] {
+                return None;
+            }
+            rest = r;
+            continue;
+        };
+        let r = match rest.split_first_chunk::<REFERENCED_STATE_AT>() {
+            // Generation, kind 2 and content id: the mesh's own (S10).
+            Some((h, r)) if same_head(h, head) => {
+                seen.named = true;
+                r
+            }
+            // Or the generation, kind 1 and the bytes of the tile in the slot (S9).
+            _ => {
+                let (h, r) = rest.split_first_chunk::<INLINE_TILE_AT>()?;
+                let b = slot.tile()?.as_built_bytes();
+                let n = u32::from_le_bytes(*h[MIN_SLOT_LEN..].first_chunk()?) as usize;
+                if h[..4] != head[..4] || h[4] != KIND_INLINE || n != b.len() {
+                    return None;
+                }
+                let (tile, r) = r.split_at_checked(n)?;
+                if tile != b {
+                    return None;
+                }
+                seen.inline = true;
+                r
+            }
+        };
+        // The same edits and switches as the mesh's (S22: one state, one encoding), or others.
+        let mine = &m[REFERENCED_STATE_AT..];
+        let same = match (mine.first_chunk::<8>(), r.first_chunk::<8>()) {
+            (Some(a), Some(b)) if mine.len() == 8 => a == b,
+            (Some(a), Some(b)) => a[..4] == b[..4] && r.starts_with(mine),
+            _ => false,
+        };
+        if same {
+            rest = &r[mine.len()..];
+            continue;
+        }
+        let at = base - r.len();
+        let end = if r.first_chunk::<8>().map(|w| u64::from_le_bytes(*w)) == Some(0) {
+            // No edits, no switches: valid for any tile (most rollbacks).
+            at + 2 * COUNT_LEN
+        } else {
+            valid_state(slot.tile()?, bytes, at)?
+        };
+        *state_bytes = *state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
+        sc.slots.push((first + k, at, end));
+        rest = bytes.get(end..)?;
+    }
+    Some(base - rest.len())
+}
+
+/// Whether two records' generation, kind and content id are equal, compared as five
+/// overlapping 8-byte words (no call for 37 bytes).
+#[inline]
+fn same_head(a: &[u8; REFERENCED_STATE_AT], b: &[u8; REFERENCED_STATE_AT]) -> bool {
+    // Constant offsets within the arrays: each word is one load, the fallback never taken.
+    let word = |s: &[u8; REFERENCED_STATE_AT], i: usize| {
+        u64::from_le_bytes(*s[i..].first_chunk::<8>().unwrap_or(&[0; 8]))
+    };
+    let last = REFERENCED_STATE_AT - 8;
+    [0, 8, 16, 24, last]
+        .iter()
+        .fold(0, |d, &i| d | (word(a, i) ^ word(b, i)))
+        == 0
+}
+
+/// [`walk_built`] for a run of slots whose chunk is not built: each record is compared with the
+/// slot's tile and its current edits and switches.
+#[inline]
+fn walk(
+    slots: &[Slot],
+    first: usize,
+    bytes: &[u8],
+    mut pos: usize,
+    sc: &mut Scratch,
+    seen: &mut Seen,
+    state_bytes: &mut usize,
+) -> Option<usize> {
+    for (k, slot) in slots.iter().enumerate() {
+        let Some(at) = same_tile(slot, bytes, pos, seen)? else {
+            pos += MIN_SLOT_LEN;
+            continue;
+        };
+        if let Some(end) = same_state(slot.tile()?, bytes, at) {
+            pos = end;
+            continue;
+        }
+        let end = valid_state(slot.tile()?, bytes, at)?;
+        *state_bytes = *state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
+        sc.slots.push((first + k, at, end));
+        pos = end;
+    }
+    Some(pos)
+}
+
+/// The tile part of the record at `pos` when it is the one of `slot`: `Some(None)` for a free
+/// slot, `Some(Some(at))` with the
+/// offset of the edit count for the slot's own tile, by content id (S10) or as equal bytes
+/// (S9); `None` for anything else.
+#[inline]
+fn same_tile(slot: &Slot, bytes: &[u8], pos: usize, seen: &mut Seen) -> Option<Option<usize>> {
+    let kind = *bytes.get(pos + 4)?;
+    if kind == KIND_REFERENCED {
+        // Generation, kind and content id: the slot's (its id computed once if not yet, C2,
+        // as the full restore's lookup would need it).
+        let head = bytes.get(pos..pos + REFERENCED_STATE_AT)?;
+        let t = slot.tile()?;
+        seen.named = true;
+        let same =
+            u32_at(head, 0)? == slot.generation.get() && head[MIN_SLOT_LEN..] == t.content_id().0;
+        return same.then_some(Some(pos + REFERENCED_STATE_AT));
+    }
+    if u32_at(bytes, pos)? != slot.generation.get() {
+        return None;
+    }
+    match (kind, slot.tile()) {
+        (KIND_FREE, None) => Some(None),
+        (KIND_INLINE, Some(t)) => {
+            let b = t.as_built_bytes();
+            let n = u32_at(bytes, pos + MIN_SLOT_LEN)? as usize;
+            let at = pos + INLINE_TILE_AT;
+            if n != b.len() || bytes.get(at..at + n)? != b {
+                return None;
+            }
+            seen.inline = true;
+            Some(Some(at + n))
+        }
+        _ => None,
+    }
+}
+
+/// Puts the checked edits and switches of `sc`'s slots into their tiles and their records into
+/// the chunks; cannot fail.
+fn apply(state: &mut MeshState, bytes: &[u8], sc: &mut Scratch) {
+    for &(i, at, end) in &sc.slots {
+        let s = &mut state.slots[i];
+        let Some(o) = s.occupied.as_mut() else {
+            continue;
+        };
+        let extra = (end - at - 2 * COUNT_LEN) as u32;
+        state.extra_bytes = state.extra_bytes - s.extra as usize + extra as usize;
+        s.extra = extra;
+        if extra == 0 {
+            // No edits, no switches: the tile as built (most rollbacks).
+            o.tile.reset_state();
+            continue;
+        }
+        let e = u32_at(bytes, at).unwrap_or(0) as usize;
+        let edits = &bytes[at + COUNT_LEN..at + COUNT_LEN + EDIT_LEN * e];
+        let switches = &bytes[at + 2 * COUNT_LEN + EDIT_LEN * e..end];
+        o.tile.replace_state(
+            edits.chunks_exact(EDIT_LEN).map(|r| {
+                let p = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+                (PolyIndex(p), r[4], u16::from_le_bytes([r[5], r[6]]))
+            }),
+            switches
+                .chunks_exact(SWITCH_LEN)
+                .map(|r| LinkIndex(u32::from_le_bytes([r[0], r[1], r[2], r[3]]))),
+        );
+    }
+    for (j, ch) in sc.chunks.iter().enumerate() {
+        let Some(chunk) = state.chunks[ch.chunk].get_mut() else {
+            continue;
+        };
+        let n = chunk.slots();
+        if ch.as_is {
+            let (start, end) = ch.records;
+            chunk.replace(&bytes[start..end], &sc.starts[ch.starts..ch.starts + n]);
+            continue;
+        }
+        // Inline tiles among them: the chunk's own records, the changed ones' heads followed
+        // by their new edits and switches.
+        let upto = sc.chunks.get(j + 1).map_or(sc.slots.len(), |c| c.slots);
+        let mut changed = sc.slots[ch.slots..upto].iter().peekable();
+        sc.bytes.clear();
+        sc.assembled.clear();
+        for k in 0..n {
+            sc.assembled.push(sc.bytes.len() as u32);
+            let record = chunk.record(k);
+            match changed.next_if(|s| s.0 % CHUNK_SLOTS == k) {
+                Some(&(_, at, end)) => {
+                    sc.bytes.extend_from_slice(&record[..REFERENCED_STATE_AT]);
+                    sc.bytes.extend_from_slice(&bytes[at..end]);
+                }
+                None => sc.bytes.extend_from_slice(record),
+            }
+        }
+        chunk.replace(&sc.bytes, &sc.assembled);
+    }
+}
+
+/// The end of the edits and switches at `at` if they are exactly `tile`'s current ones.
+fn same_state(tile: &NavTile, bytes: &[u8], at: usize) -> Option<usize> {
+    let e = u32_at(bytes, at)? as usize;
+    if e != tile.edited_polys().len() {
+        return None;
+    }
+    let edits = bytes.get(at + COUNT_LEN..at + COUNT_LEN + EDIT_LEN * e)?;
+    for (r, p) in edits.chunks_exact(EDIT_LEN).zip(tile.edited_polys()) {
+        let q = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+        let flags = u16::from_le_bytes([r[5], r[6]]);
+        if q != p.0 || tile.area(p) != Some(r[4]) || tile.flags(p) != Some(flags) {
+            return None;
+        }
+    }
+    let at = at + COUNT_LEN + EDIT_LEN * e;
+    let d = u32_at(bytes, at)? as usize;
+    if d != tile.disabled_links().len() {
+        return None;
+    }
+    let switches = bytes.get(at + COUNT_LEN..at + COUNT_LEN + SWITCH_LEN * d)?;
+    for (r, l) in switches.chunks_exact(SWITCH_LEN).zip(tile.disabled_links()) {
+        if u32::from_le_bytes([r[0], r[1], r[2], r[3]]) != l.0 {
+            return None;
+        }
+    }
+    Some(at + COUNT_LEN + SWITCH_LEN * d)
 }
 
 /// The end of the valid edits and switches (S11–S16) of an occupied slot holding `tile`, whose
 /// edit count is at `at`.
+#[inline]
 fn valid_state(tile: &NavTile, bytes: &[u8], at: usize) -> Option<usize> {
+    if u64_at(bytes, at)? == 0 {
+        // No edits, no switches: valid for any tile (most rollbacks).
+        return Some(at + 2 * COUNT_LEN);
+    }
     let e = u32_at(bytes, at)? as usize;
     if e > tile.poly_count() as usize {
         return None;
@@ -171,23 +475,4 @@ fn valid_state(tile: &NavTile, bytes: &[u8], at: usize) -> Option<usize> {
         prev = Some(l);
     }
     Some(at + COUNT_LEN + SWITCH_LEN * d)
-}
-
-/// Replaces the tile's edits and switches with the valid ones at `at`; returns their end.
-fn apply(tile: &mut NavTile, bytes: &[u8], at: usize) -> usize {
-    tile.reset_state();
-    let e = u32_at(bytes, at).unwrap_or(0) as usize;
-    let edits = &bytes[at + COUNT_LEN..at + COUNT_LEN + EDIT_LEN * e];
-    for r in edits.chunks_exact(EDIT_LEN) {
-        let p = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-        tile.set_area_flags(PolyIndex(p), r[4], u16::from_le_bytes([r[5], r[6]]));
-    }
-    let at = at + COUNT_LEN + EDIT_LEN * e;
-    let d = u32_at(bytes, at).unwrap_or(0) as usize;
-    let end = at + COUNT_LEN + SWITCH_LEN * d;
-    for r in bytes[at + COUNT_LEN..end].chunks_exact(SWITCH_LEN) {
-        let l = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-        tile.set_link_enabled(LinkIndex(l), false);
-    }
-    end
 }

@@ -320,13 +320,25 @@ struct Current {
     flags: Vec<u16>,
 }
 
+impl Current {
+    /// The as-built values of `d`.
+    fn as_built(d: &TileData) -> Self {
+        Self {
+            areas: d.areas().to_vec(),
+            flags: (0..d.poly_count()).map(|i| d.flags(i)).collect(),
+        }
+    }
+}
+
 /// A tile: shared immutable contents plus this copy's current areas, flags and link switches.
 #[derive(Debug, Clone)]
 pub struct NavTile {
     data: Arc<TileData>,
     /// The current areas and flags, once any was edited (before that: the as-built ones). Kept
     /// when the edits are undone, so that a rollback loop allocates nothing.
-    current: Option<Arc<Current>>,
+    /// Boxed, not shared: a rollback writes it for many tiles, and a shared (`Arc`) copy would
+    /// cost an atomic read-modify-write per tile to mutate.
+    current: Option<Box<Current>>,
     /// Polygons whose current area or flags differ from the as-built ones, strictly ascending.
     edited: SortedSet<PolyIndex>,
     /// Disabled link indices, strictly ascending.
@@ -630,18 +642,11 @@ impl NavTile {
                 // Never edited and set to the as-built values: nothing changes.
                 return;
             }
-            let d = &self.data;
-            self.current = Some(Arc::new(Current {
-                areas: d.areas().to_vec(),
-                flags: (0..d.poly_count()).map(|i| d.flags(i)).collect(),
-            }));
+            self.current = Some(Box::new(Current::as_built(&self.data)));
         }
-        if let Some(current) = &mut self.current {
-            if current.areas[i] != area || current.flags[i] != flags {
-                let c = Arc::make_mut(current);
-                c.areas[i] = area;
-                c.flags[i] = flags;
-            }
+        if let Some(c) = &mut self.current {
+            c.areas[i] = area;
+            c.flags[i] = flags;
         }
         if as_built {
             self.edited.remove(poly);
@@ -652,17 +657,54 @@ impl NavTile {
 
     /// Puts every area and flag back to its as-built value and enables every link, keeping the
     /// buffers (a rollback loop allocates nothing).
+    #[inline]
     pub(crate) fn reset_state(&mut self) {
         if let (Some(c), false) = (&mut self.current, self.edited.is_empty()) {
-            let c = Arc::make_mut(c);
-            for p in self.edited.iter() {
-                let i = p.0 as usize;
-                c.areas[i] = self.data.areas()[i];
-                c.flags[i] = self.data.flags(i);
+            let d = &self.data;
+            let (np, at) = (d.poly_count(), d.areas_offset);
+            let (areas, flags) = (&d.bytes[at..at + np], &d.bytes[at + np..at + 3 * np]);
+            if self.edited.0.len() >= 16 && 4 * self.edited.0.len() >= np {
+                // Many edits: copy both arrays whole (vectorised) instead of one by one.
+                c.areas.copy_from_slice(areas);
+                for (f, b) in c.flags.iter_mut().zip(flags.chunks_exact(2)) {
+                    *f = u16::from_le_bytes([b[0], b[1]]);
+                }
+            } else {
+                for p in self.edited.iter() {
+                    let i = p.0 as usize;
+                    c.areas[i] = areas[i];
+                    c.flags[i] = u16::from_le_bytes([flags[2 * i], flags[2 * i + 1]]);
+                }
             }
         }
         self.edited.0.clear();
         self.disabled.0.clear();
+    }
+
+    /// Replaces the current state with `edits` (polygon, area, flags) and `disabled`: every
+    /// other polygon back to its as-built values, every other link on; the buffers are kept. The
+    /// caller has checked both lists as a restore does (`spec/snapshot.md` S11–S16): strictly
+    /// ascending, in range, areas ≤ 63, no edit equal to the as-built values.
+    pub(crate) fn replace_state(
+        &mut self,
+        edits: impl ExactSizeIterator<Item = (PolyIndex, u8, u16)>,
+        disabled: impl Iterator<Item = LinkIndex>,
+    ) {
+        self.reset_state();
+        if edits.len() > 0 {
+            let c = self
+                .current
+                .get_or_insert_with(|| Box::new(Current::as_built(&self.data)));
+            for (p, area, flags) in edits {
+                let i = p.0 as usize;
+                c.areas[i] = area;
+                c.flags[i] = flags;
+                self.edited.0.push(p);
+            }
+        }
+        for l in disabled {
+            self.disabled.0.push(l);
+        }
     }
 
     /// Turns a link on or off. The caller has checked the index.

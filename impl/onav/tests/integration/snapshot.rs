@@ -805,3 +805,122 @@ fn rollback_membership_is_checked_again_after_a_tile_change() {
     let err = m.restore(&with_other, &lib).unwrap_err();
     assert!(err.to_string().contains("content_id"), "{err}");
 }
+
+/// A small deterministic generator for the random histories below (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One frame of a random history: some polygons get new flags or areas (some back to their
+/// as-built values), some links switch.
+fn random_frame(m: &mut TiledNavMesh, rng: &mut Rng) {
+    let tiles: Vec<_> = m
+        .tiles()
+        .map(|(r, t)| (r, t.poly_count(), t.link_count()))
+        .collect();
+    for _ in 0..rng.below(12) {
+        let (r, np, nl) = tiles[rng.below(tiles.len() as u64) as usize];
+        let p = r.poly(PolyIndex(rng.below(u64::from(np)) as u32));
+        match rng.below(5) {
+            0 => m.set_poly_area(p, rng.below(64) as u8).unwrap(),
+            1 | 2 => m.set_poly_flags(p, rng.below(4) as u16).unwrap(),
+            3 => {
+                // Back to the as-built values.
+                let (t, i) = m.poly(p).unwrap();
+                let (a, f) = (t.as_built_area(i).unwrap(), t.as_built_flags(i).unwrap());
+                m.set_poly_area(p, a).unwrap();
+                m.set_poly_flags(p, f).unwrap();
+            }
+            _ if nl > 0 => {
+                let l = LinkIndex(rng.below(u64::from(nl)) as u32);
+                let on = m.is_off_mesh_link_enabled(r, l).unwrap();
+                m.set_off_mesh_link_enabled(r, l, !on).unwrap();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The rollback fast path (S21) and the full restore agree over a random history of 40 frames
+/// of edits and switches on a mesh of three chunks of slots (with free slots), for Full,
+/// Referenced and mixed snapshots, into meshes whose cached records are built or not: the fast
+/// path applies to every such rollback and builds the state the full restore builds, whose
+/// snapshots are the frame's own.
+#[test]
+fn rollback_fast_path_agrees_with_the_full_restore_over_random_frames() {
+    let w = WorldSpec {
+        columns: 9,
+        rows: 5,
+        quads: 2,
+        vary_density: true,
+        links_per_tile: 2,
+        area_kinds: 3,
+        ..WorldSpec::default()
+    };
+    let tiles = w.tiles();
+    let lib = TileLibrary::from_tiles(&tiles);
+    let mut m = TiledNavMesh::new(w.params(80));
+    let refs: Vec<_> = tiles
+        .iter()
+        .map(|t| m.add_tile(t.clone()).unwrap())
+        .collect();
+    for r in refs.iter().step_by(5) {
+        m.remove_tile(*r).unwrap();
+    }
+    let mut rng = Rng(13);
+    let mut frames = Vec::new();
+    for _ in 0..40 {
+        random_frame(&mut m, &mut rng);
+        let inline: Vec<bool> = (0..80).map(|_| rng.below(2) == 0).collect();
+        frames.push((
+            m.snapshot(SnapshotMode::Full),
+            m.snapshot(SnapshotMode::Referenced),
+            snapshot_mixed(&m, &inline),
+        ));
+    }
+    let mut applied = 0;
+    for (j, (full, referenced, mixed)) in frames.iter().enumerate() {
+        // Into the mesh as it ended (cached records built), and into a copy restored from a
+        // Full snapshot that never wrote a Referenced one (none built).
+        let fresh = NavMeshSnapshot::restore(&frames[(j * 7) % 40].0, &lib).unwrap();
+        for dst in [&m, &fresh] {
+            for bytes in [full, referenced, mixed] {
+                let (fast, general) = onav::testing::restore_paths(dst, bytes, &lib);
+                let f = fast.expect("edits and switches only: the fast path applies");
+                let g = general.unwrap();
+                assert_eq!(observe(&f), observe(&g));
+                assert_eq!(f.snapshot(SnapshotMode::Full), *full, "frame {j}");
+                assert_eq!(
+                    f.snapshot(SnapshotMode::Referenced),
+                    *referenced,
+                    "frame {j}"
+                );
+                for ((_, a), (_, b)) in f.tiles().zip(g.tiles()) {
+                    assert_eq!(a, b);
+                }
+                check_writers(&f);
+                applied += 1;
+            }
+        }
+        // Restoring in place twice in a row: the second one changes nothing.
+        let mut again = m.clone();
+        again.restore(mixed, &lib).unwrap();
+        again.restore(full, &lib).unwrap();
+        assert_eq!(again.snapshot(SnapshotMode::Referenced), *referenced);
+        m.restore(referenced, &lib).unwrap();
+        random_frame(&mut m, &mut rng);
+    }
+    assert_eq!(applied, 240);
+}
