@@ -134,10 +134,12 @@ pub struct CacheRestoreIntoStep {
     pub library: Vec<String>,
 }
 
-/// The reply fields a cache step's `expect: {cache: …}` may name: the id an add answered, and
-/// the counts of an `update` (TC11).
-pub const CACHE_REPLY_KEYS: &[&str] = &[
-    "id",
+/// The reply fields a cache step's `expect: {cache: …}` may name after an add: the id it
+/// answered (TC2).
+pub const ADD_REPLY_KEYS: &[&str] = &["id"];
+
+/// The reply fields of `update`: its counts (TC11, TC13).
+pub const UPDATE_REPLY_KEYS: &[&str] = &[
     "cells",
     "added",
     "replaced",

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::anchors::is_anchor;
 use super::build::golden_labels;
-use super::cache::CACHE_REPLY_KEYS;
+use super::cache::{ADD_REPLY_KEYS, UPDATE_REPLY_KEYS};
 use super::features::{is_feature, FEATURES};
 use super::model::*;
 use super::numbers::{parse_hex, NumberError};
@@ -324,9 +324,13 @@ pub enum StepError {
         /// How many it has.
         needs: usize,
     },
-    /// `cache` expectations after a step that is not a tile cache operation, or naming a key no
-    /// cache reply has.
-    #[error("{step}: expect cache names the reply fields of add_obstacle, add_volume and update ({key})")]
+    /// `cache` expectations naming a key the step before does not reply: only an add answers
+    /// `id`, only an `update` its counts.
+    #[error(
+        "{step} does not reply {key:?}: expect cache names a reply field of the step before \
+         (add_obstacle and add_volume reply id; update replies cells, added, replaced, removed, \
+         unchanged, remaining)"
+    )]
     CacheReply {
         /// The step checked.
         step: &'static str,
@@ -640,12 +644,15 @@ impl Checker {
             scope.want_ref(&l.to)?;
             link_fields(l)?;
         }
+        // Each key must be one the step before replies: an add answers `id`, an `update` its
+        // counts; no other step answers any (an expectation that can never pass is a load error).
+        let replies: &[&str] = match prev {
+            Step::AddObstacle(_) | Step::AddVolume(_) => ADD_REPLY_KEYS,
+            Step::Update(_) => UPDATE_REPLY_KEYS,
+            _ => &[],
+        };
         for k in e.cache.iter().flat_map(|c| c.keys()) {
-            let answers = matches!(
-                prev,
-                Step::AddObstacle(_) | Step::AddVolume(_) | Step::Update(_)
-            );
-            if !answers || !CACHE_REPLY_KEYS.contains(&k.as_str()) {
+            if !replies.contains(&k.as_str()) {
                 return Err(StepError::CacheReply {
                     step: prev.key(),
                     key: k.clone(),

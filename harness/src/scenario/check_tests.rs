@@ -291,3 +291,88 @@ fn load_checks() {
         "step 3: operation 2: \"a\" is a Bytes, not a Mesh"
     );
 }
+
+const CACHE: &str = r#"
+schema: 1
+id: tilecache/y_example
+title: example
+class: accept
+spec: [tilecache.md#tc2]
+features: [tilecache]
+steps:
+  - bytes: {name: floor, text: "v 0 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\n"}
+  - settings: {name: s}
+  - cache: {name: c, obj: floor, settings: s}
+  - add_obstacle: {cache: c, shape: cylinder, values: [0, 0, 0, 1, 1]}
+  - expect: {cache: {id: 1}}
+  - update: {cache: c, max_tiles: 1}
+  - expect: {cache: {cells: 1, remaining: 0}}
+  - cache_snapshot: {cache: c, mode: full, name: k}
+"#;
+
+#[test]
+fn cache_expectations_name_only_what_the_step_before_replies() {
+    let id = "tilecache/y_example";
+    load_str(id, CACHE).unwrap();
+    let swap = |from: &str, to: &str| {
+        assert!(CACHE.contains(from));
+        CACHE.replacen(from, to, 1)
+    };
+    let reply = |step: &'static str, key: &str| StepError::CacheReply {
+        step,
+        key: key.into(),
+    };
+    let cases = [
+        // An update replies counts, never an id: such an expectation could never pass.
+        (
+            swap("{cells: 1, remaining: 0}", "{id: 1}"),
+            step(7, reply("update", "id")),
+        ),
+        (
+            swap("{cells: 1, remaining: 0}", "{remaining: 0, id: 2}"),
+            step(7, reply("update", "id")),
+        ),
+        // An add replies its id only.
+        (
+            swap("{cache: {id: 1}}", "{cache: {remaining: 0}}"),
+            step(5, reply("add_obstacle", "remaining")),
+        ),
+        // Any other step replies none.
+        (
+            format!("{CACHE}  - expect: {{cache: {{id: 1}}}}\n"),
+            step(9, reply("cache_snapshot", "id")),
+        ),
+        (
+            swap("{cache: {id: 1}}", "{cache: {ids: 1}}"),
+            step(5, reply("add_obstacle", "ids")),
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(check_error(id, &text), want, "{text}");
+    }
+    // Review item M2: ids and slot counts are u32 in a scenario as on the wire (§6.6), so a
+    // scenario never sends a request outside the wire ranges; a larger value is a load error.
+    for (step, ok) in [
+        ("remove_obstacle: {cache: c, id: 4294967295}", true),
+        ("remove_obstacle: {cache: c, id: 4294967296}", false),
+        ("remove_volume: {cache: c, id: -1}", false),
+        (
+            "cache: {name: d, obj: floor, settings: s, slots: 4294967296}",
+            false,
+        ),
+        ("update: {cache: c, max_tiles: 18446744073709551616}", false),
+    ] {
+        let text = format!("{CACHE}  - {step}\n");
+        match load_str(id, &text) {
+            Ok(_) => assert!(ok, "{step}"),
+            Err(LoadReason::Yaml(_)) => assert!(!ok, "{step}"),
+            Err(e) => panic!("{step}: {e:?}"),
+        }
+    }
+    assert_eq!(
+        reply("update", "id").to_string(),
+        "update does not reply \"id\": expect cache names a reply field of the step before \
+         (add_obstacle and add_volume reply id; update replies cells, added, replaced, removed, \
+         unchanged, remaining)"
+    );
+}

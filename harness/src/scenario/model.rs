@@ -740,8 +740,8 @@ pub struct Expect {
     /// `golden`, each tile is a golden of its own (`scenario::build::tile_label`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<Vec<(i32, i32, u32)>>,
-    /// A tile cache step answered these reply fields (`scenario::cache::CACHE_REPLY_KEYS`: the
-    /// id of an add, the counts of an `update`).
+    /// A tile cache step answered these reply fields (`scenario::cache::ADD_REPLY_KEYS`, the
+    /// id of an add; `UPDATE_REPLY_KEYS`, the counts of an `update`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<BTreeMap<String, u64>>,
 }

@@ -159,6 +159,66 @@ mod tests {
         assert_eq!(got[4], json!({"result": "unsupported"}));
     }
 
+    /// Review item M2 (`spec/conformance.md` §6.3): a tile cache's `id` and `slots` have the wire
+    /// range of a u32 and `max_tiles` that of a u64; outside it a request is malformed (`error`),
+    /// inside it the op's own rules give the `cache` rejection.
+    #[test]
+    fn cache_ids_and_slot_counts_outside_their_wire_range_are_malformed() {
+        use crate::protocol::wire::b64;
+        let obj = b64(b"v 0 0 0\nv 0 0 24\nv 24 0 0\nv 24 0 24\nf 1 2 3\nf 3 2 4\n");
+        let settings = b64(onav_build3d::Settings::new(onav_build3d::SettingsSpec {
+            cell_size: 0.5,
+            tile_size: 16,
+            detail_sample_dist: 0.0,
+            ..onav_build3d::SettingsSpec::default()
+        })
+        .unwrap()
+        .to_bytes());
+        let new = |slots: &str| {
+            format!(r#"{{"op":"cache_new","obj":"{obj}","settings":"{settings}"{slots}}}"#)
+        };
+        let c = r#""cache":{"cache":0}"#;
+        let reqs = [
+            new(r#","slots":4294967296"#),
+            new(r#","slots":-1"#),
+            new(r#","slots":4294967295"#),
+            new(""),
+            format!(r#"{{"op":"cache_remove_obstacle",{c},"id":4294967296}}"#),
+            format!(r#"{{"op":"cache_remove_obstacle",{c},"id":4294967295}}"#),
+            format!(r#"{{"op":"cache_remove_volume",{c},"id":-1}}"#),
+            format!(r#"{{"op":"cache_remove_volume",{c},"id":0}}"#),
+            format!(r#"{{"op":"cache_update",{c},"max_tiles":18446744073709551616}}"#),
+            format!(r#"{{"op":"cache_update",{c},"max_tiles":18446744073709551615}}"#),
+        ];
+        let reqs: Vec<&[u8]> = reqs.iter().map(|r| r.as_bytes()).collect();
+        let (r, got) = run(&frames(&reqs));
+        r.unwrap();
+        let results: Vec<(&str, &str)> = got
+            .iter()
+            .map(|v| {
+                let field = v["field"].as_str().unwrap_or("");
+                (v["result"].as_str().unwrap(), field)
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                ("error", ""),
+                ("error", ""),
+                ("rejected", "slot_count"),
+                ("ok", ""),
+                ("error", ""),
+                ("rejected", "unknown_obstacle"),
+                ("error", ""),
+                ("rejected", "unknown_volume"),
+                ("error", ""),
+                ("ok", ""),
+            ]
+        );
+        assert_eq!(got[3]["cache"], json!({"cache": 0}));
+        assert_eq!(got[5]["class"], "cache");
+    }
+
     #[test]
     fn stops_at_bye_and_ignores_what_follows() {
         let input = frames(&[br#"{"op":"bye"}"#, br#"{"op":"hello","protocol":1}"#]);

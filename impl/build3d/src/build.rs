@@ -12,16 +12,16 @@ use crate::compact::{compact, Compact};
 use crate::contours::contours;
 use crate::error::{check, BuildError, LimitKind, ObjError, TileCell};
 use crate::geometry::Geometry;
-use crate::layers::layers;
-use crate::marks::{apply, AreaMark};
+use crate::layers::layers_with;
+use crate::marks::{apply_areas, AreaMark};
 use crate::output::{
     cell_bounds, mesh_of, poly_area2_xz, write_tile, FormatError, LayerMesh, MeshError, MeshParams,
     NavTile, PolyOut, TiledNavMesh, Vec3,
 };
 use crate::plan::Plan;
 use crate::polymesh::polymesh;
-use crate::rasterize::{rasterize, Window};
-use crate::regions::regions;
+use crate::rasterize::{rasterize, Occupied, Window};
+use crate::regions::{regions_with, Sweep, SweepUse};
 use crate::settings::Settings;
 use crate::{detail, erode, filter};
 
@@ -48,6 +48,50 @@ impl Intermediate {
     /// Bytes its arrays hold on the heap (what a tile cache keeps per cell).
     pub fn heap_bytes(&self) -> usize {
         self.chf.heap_bytes()
+    }
+}
+
+/// A tile cell kept for rebuilds with other area marks (what a tile cache holds per cell): its
+/// [`Intermediate`], the neighbour table, the areas after the settings' volumes and after
+/// erosion, and its tiles without marks. [`Plan::rebuild`] gives exactly [`Plan::finish`]'s
+/// tiles from it, redoing only what the marks change.
+#[derive(Debug, Clone)]
+pub struct CachedCell {
+    im: Intermediate,
+    nb: Vec<[u32; 4]>,
+    /// Areas after the settings' volumes (§8), before erosion.
+    marked: Vec<u8>,
+    /// Those areas after erosion (§9).
+    eroded: Vec<u8>,
+    /// The regions' sweep with those areas.
+    sweep: Sweep,
+    tiles: Vec<NavTile>,
+}
+
+impl CachedCell {
+    /// The tile cell.
+    pub fn cell(&self) -> TileCell {
+        self.im.cell
+    }
+
+    /// The intermediate.
+    pub fn intermediate(&self) -> &Intermediate {
+        &self.im
+    }
+
+    /// The tiles without marks (those of [`build`]), ascending layer.
+    pub fn tiles(&self) -> &[NavTile] {
+        &self.tiles
+    }
+
+    /// Bytes its arrays hold on the heap (the tiles not counted: the mesh shares them).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        self.im.heap_bytes()
+            + size_of_val(&self.nb[..])
+            + size_of_val(&self.marked[..])
+            + size_of_val(&self.eroded[..])
+            + self.sweep.heap_bytes()
     }
 }
 
@@ -138,26 +182,148 @@ impl Plan {
         im: &Intermediate,
         marks: &[AreaMark],
     ) -> Result<Vec<(NavTile, LayerMesh)>, BuildError> {
-        let s = self.settings.spec();
-        let cell = im.cell;
         let mut c = im.chf.clone();
+        let mut area = std::mem::take(&mut c.area);
+        self.mark(&c, &mut area, &self.volumes);
+        self.mark(&c, &mut area, marks);
+        let nb = c.neighbour_table();
+        erode::erode_areas(&c, &nb, &mut area, self.d.walkable_radius);
+        c.area = area;
+        self.finish_eroded(&c, &nb, im.cell, SweepUse::None)
+    }
+
+    /// Applies `marks` in order to `area` (§8).
+    fn mark(&self, c: &Compact, area: &mut [u8], marks: &[AreaMark]) {
+        let s = self.settings.spec();
+        apply_areas(c, area, marks, self.origin, s.cell_size, s.cell_height);
+    }
+
+    /// A cell for [`Plan::rebuild`]: the intermediate with its tiles without marks (those of
+    /// [`Plan::finish`] with no marks, the same errors).
+    pub fn cache_cell(&self, im: Intermediate) -> Result<CachedCell, BuildError> {
+        let nb = im.chf.neighbour_table();
+        let mut marked = im.chf.area.clone();
+        self.mark(&im.chf, &mut marked, &self.volumes);
+        let mut eroded = marked.clone();
+        erode::erode_areas(&im.chf, &nb, &mut eroded, self.d.walkable_radius);
+        let c = im.chf.with_area(eroded.clone());
+        let mut sweep = Sweep::default();
+        let tiles = self
+            .finish_eroded(&c, &nb, im.cell, SweepUse::Record(&mut sweep))?
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        Ok(CachedCell {
+            im,
+            nb,
+            marked,
+            eroded,
+            sweep,
+            tiles,
+        })
+    }
+
+    /// Exactly the tiles (or the error) of [`Plan::finish`] of the cell's intermediate with
+    /// `marks`, redoing only what they change:
+    /// - areas the marks leave as they were give the cell's tiles without marks (the stages
+    ///   after marking read nothing else), and so do eroded areas equal to theirs;
+    /// - when the marks only make spans unwalkable or change walkable areas, erosion is redone
+    ///   near the changed columns only (`erode::erode_changed` states why that is exact);
+    /// - the regions' sweep starts at the first window row whose eroded areas differ
+    ///   (`regions::SweepUse::Resume` states why the rows below are the recorded ones);
+    /// - a rebuilt tile with the bytes of the tile without marks at its layer is that tile (a
+    ///   copy sharing its contents, so its content id is already known).
+    pub fn rebuild(
+        &self,
+        cached: &CachedCell,
+        marks: &[AreaMark],
+    ) -> Result<Vec<NavTile>, BuildError> {
+        let chf = &cached.im.chf;
+        let mut area = cached.marked.clone();
+        self.mark(chf, &mut area, marks);
+        let size = chf.win.size;
+        let mut changed: Option<Occupied> = None;
+        let mut grows = false;
+        for (i, (&a, &b)) in area.iter().zip(&cached.marked).enumerate() {
+            if a != b {
+                grows |= b == 0;
+                let col = chf.col[i] as usize;
+                let (x, z) = (col % size, col / size);
+                let o = changed.get_or_insert(Occupied {
+                    x0: x,
+                    z0: z,
+                    x1: x + 1,
+                    z1: z + 1,
+                });
+                o.x0 = o.x0.min(x);
+                o.z0 = o.z0.min(z);
+                o.x1 = o.x1.max(x + 1);
+                o.z1 = o.z1.max(z + 1);
+            }
+        }
+        let Some(changed) = changed else {
+            return Ok(cached.tiles.clone());
+        };
+        let radius = self.d.walkable_radius;
+        if grows {
+            erode::erode_areas(chf, &cached.nb, &mut area, radius);
+        } else {
+            erode::erode_changed(chf, &cached.nb, &mut area, &cached.eroded, changed, radius);
+        }
+        let Some(first) = area.iter().zip(&cached.eroded).position(|(a, b)| a != b) else {
+            return Ok(cached.tiles.clone());
+        };
+        // The window row of the first span whose eroded area differs: the regions' sweep of
+        // the rows below it is the one without marks.
+        let z0 = chf.col[first] as usize / size;
+        let c = chf.with_area(area);
+        Ok(self
+            .finish_eroded(
+                &c,
+                &cached.nb,
+                cached.im.cell,
+                SweepUse::Resume(&cached.sweep, z0),
+            )?
+            .into_iter()
+            .map(|(t, _)| {
+                match cached
+                    .tiles
+                    .iter()
+                    .find(|b| b.pos() == t.pos() && b.same_as_built(&t))
+                {
+                    Some(b) => b.clone(),
+                    None => t,
+                }
+            })
+            .collect())
+    }
+
+    /// The stages after erosion (§10–§15) on `c` (areas eroded), with `nb` its neighbour table
+    /// and `sweep` what the regions do with a recorded sweep.
+    fn finish_eroded(
+        &self,
+        c: &Compact,
+        nb: &[[u32; 4]],
+        cell: TileCell,
+        sweep: SweepUse<'_>,
+    ) -> Result<Vec<(NavTile, LayerMesh)>, BuildError> {
+        let s = self.settings.spec();
         let (cs, ch) = (s.cell_size, s.cell_height);
-        apply(&mut c, &self.volumes, self.origin, cs, ch);
-        apply(&mut c, marks, self.origin, cs, ch);
-        erode::erode(&mut c, self.d.walkable_radius);
         let caps = &self.caps;
-        let regs = regions(
-            &c,
+        let regs = regions_with(
+            c,
+            nb,
             s.region_min_area,
             s.region_merge_area,
             cell,
             caps.regions,
+            sweep,
         )?;
         if regs.count == 0 {
             return Ok(Vec::new());
         }
-        let (layer_of, nlayers) = layers(&c, &regs, s.tile_size, cell, caps.layers)?;
-        let conts = contours(&c, &regs, s.max_edge_error, self.d.max_edge_len, cell)?;
+        let (layer_of, nlayers) = layers_with(c, nb, &regs, s.tile_size, cell, caps.layers)?;
+        let conts = contours(c, &regs, s.max_edge_error, self.d.max_edge_len, cell)?;
         let mut area_of = vec![0u8; regs.count as usize + 1];
         for (i, &r) in regs.reg.iter().enumerate() {
             if r != 0 && r != crate::regions::BORDER {
@@ -167,7 +333,7 @@ impl Plan {
         let (lo, hi) = (c.win.border as i32, (c.win.size - c.win.border) as i32);
         let bounds = cell_bounds(&self.params, cell.column, cell.row);
         let surface = detail::Surface {
-            c: &c,
+            c,
             reg: &regs.reg,
             origin: self.origin,
             cs,

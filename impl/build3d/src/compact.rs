@@ -10,7 +10,6 @@
 //! Limits: L10 (spans per column).
 
 use crate::error::{check, BuildError, LimitKind, TileCell};
-use crate::filter::DIRS;
 use crate::rasterize::{column_starts, Heightfield, Occupied, Window};
 
 /// No link in that direction.
@@ -89,15 +88,30 @@ impl Compact {
     }
 
     /// The column next to `c` in direction `d`, if inside the window.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn neighbour_column(&self, c: usize, d: usize) -> Option<usize> {
         let size = self.win.size;
         let (x, z) = ((c % size) as i64, (c / size) as i64);
-        let (nx, nz) = (x + DIRS[d].0, z + DIRS[d].1);
+        let (nx, nz) = (x + crate::filter::DIRS[d].0, z + crate::filter::DIRS[d].1);
         if nx < 0 || nz < 0 || nx >= size as i64 || nz >= size as i64 {
             None
         } else {
             Some(nz as usize * size + nx as usize)
+        }
+    }
+
+    /// A copy with the areas `area` (one per span).
+    pub(crate) fn with_area(&self, area: Vec<u8>) -> Compact {
+        debug_assert_eq!(area.len(), self.span_count());
+        Compact {
+            win: self.win,
+            occ: self.occ,
+            start: self.start.clone(),
+            y: self.y.clone(),
+            top: self.top.clone(),
+            area,
+            link: self.link.clone(),
+            col: self.col.clone(),
         }
     }
 

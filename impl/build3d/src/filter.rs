@@ -24,7 +24,6 @@ pub(crate) fn filter(hf: &mut Heightfield, walkable_height: u32, walkable_climb:
     let (h, c) = (i64::from(walkable_height), i64::from(walkable_climb));
     low_hanging(hf, c);
     ledges(hf, h, c);
-    low_height(hf, h);
 }
 
 fn low_hanging(hf: &mut Heightfield, climb: i64) {
@@ -45,6 +44,7 @@ fn low_hanging(hf: &mut Heightfield, climb: i64) {
     }
 }
 
+/// The ledge filter (B21) and, fused into its pass, the low-height filter (B22).
 fn ledges(hf: &mut Heightfield, height: i64, climb: i64) {
     let size = hf.win.size as i64;
     let mut unwalkable = Vec::new();
@@ -64,6 +64,13 @@ fn ledges(hf: &mut Heightfield, height: i64, climb: i64) {
                 } else {
                     OPEN
                 };
+                // The low-height filter (B22) in the same pass: a span it clears ends
+                // unwalkable whatever the ledge test says, and the ledge test of every other
+                // span reads only heights, so clearing it first changes nothing else.
+                if ceil - floor < height {
+                    unwalkable.push(i);
+                    continue;
+                }
                 let mut lowest = OPEN;
                 let mut acc_lo = floor;
                 let mut acc_hi = floor;
@@ -113,6 +120,8 @@ fn ledges(hf: &mut Heightfield, height: i64, climb: i64) {
     }
 }
 
+/// B22 on its own (the reference the fused pass of [`ledges`] must equal).
+#[cfg(test)]
 fn low_height(hf: &mut Heightfield, height: i64) {
     for col in hf.occ.cols(hf.win.size) {
         let range = hf.column(col);
@@ -177,6 +186,94 @@ mod tests {
         let mut hf = heightfield(3, 0, &cells);
         ledges(&mut hf, 2, 2);
         assert_eq!(hf.spans[4].area, 0);
+    }
+
+    /// B21 literally, on its own (without the fused B22 of [`ledges`]).
+    fn ledges_alone(hf: &mut Heightfield, height: i64, climb: i64) {
+        let size = hf.win.size as i64;
+        let mut unwalkable = Vec::new();
+        for z in 0..size {
+            for x in 0..size {
+                let range = hf.column((z * size + x) as usize);
+                for i in range.clone() {
+                    if hf.spans[i].area == 0 {
+                        continue;
+                    }
+                    let f = i64::from(hf.spans[i].smax);
+                    let g = if i + 1 < range.end {
+                        i64::from(hf.spans[i + 1].smin)
+                    } else {
+                        OPEN
+                    };
+                    let (mut lowest, mut lo, mut hi) = (OPEN, f, f);
+                    for (dx, dz) in DIRS {
+                        let (nx, nz) = (x + dx, z + dz);
+                        if nx < 0 || nz < 0 || nx >= size || nz >= size {
+                            lowest = -climb - 1;
+                            break;
+                        }
+                        let nr = hf.column((nz * size + nx) as usize);
+                        let first = nr
+                            .clone()
+                            .next()
+                            .map_or(OPEN, |j| i64::from(hf.spans[j].smin));
+                        if g.min(first) - f >= height {
+                            lowest = -climb - 1;
+                            break;
+                        }
+                        for j in nr.clone() {
+                            let nf = i64::from(hf.spans[j].smax);
+                            let ng = if j + 1 < nr.end {
+                                i64::from(hf.spans[j + 1].smin)
+                            } else {
+                                OPEN
+                            };
+                            if g.min(ng) - f.max(nf) >= height {
+                                lowest = lowest.min(nf - f);
+                                if (nf - f).abs() <= climb {
+                                    lo = lo.min(nf);
+                                    hi = hi.max(nf);
+                                }
+                            }
+                        }
+                    }
+                    if lowest < -climb || hi - lo > climb {
+                        unwalkable.push(i);
+                    }
+                }
+            }
+        }
+        for i in unwalkable {
+            hf.spans[i].area = 0;
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fused_pass_equals_the_three_filters_in_order(
+            cols in proptest::collection::vec(
+                proptest::collection::vec((1u32..4, 1u32..4, 0u8..3), 0..4),
+                16,
+            ),
+            height in 1i64..5,
+            climb in 0i64..3,
+        ) {
+            let mut spans = Vec::new();
+            for (c, col) in cols.iter().enumerate() {
+                let mut y = 0;
+                for &(gap, len, area) in col {
+                    spans.push((c % 4, c / 4, y + gap, y + gap + len, area));
+                    y += gap + len;
+                }
+            }
+            let mut fast = heightfield(4, 0, &spans);
+            let mut want = fast.clone();
+            filter(&mut fast, height as u32, climb as u32);
+            low_hanging(&mut want, climb);
+            ledges_alone(&mut want, height, climb);
+            super::low_height(&mut want, height);
+            proptest::prop_assert_eq!(areas(&fast), areas(&want));
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::compact::Compact;
+use crate::compact::{Compact, NO_SPAN};
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::regions::{Regions, BORDER};
 
@@ -38,8 +38,21 @@ impl Cells {
 }
 
 /// The layer of each region (index r − 1) and the number of layers.
+#[cfg(test)]
 pub(crate) fn layers(
     c: &Compact,
+    regs: &Regions,
+    tile_size: u32,
+    cell: TileCell,
+    max_layers: u64,
+) -> Result<(Vec<u32>, u32), BuildError> {
+    layers_with(c, &c.neighbour_table(), regs, tile_size, cell, max_layers)
+}
+
+/// [`layers`] with `nb` the [`Compact::neighbour_table`] of `c`.
+pub(crate) fn layers_with(
+    c: &Compact,
+    nb: &[[u32; 4]],
     regs: &Regions,
     tile_size: u32,
     cell: TileCell,
@@ -68,9 +81,9 @@ pub(crate) fn layers(
                 cells[ri].0[side * words + along / 64] |= 1 << (along % 64);
             }
         }
-        for d in 0..4 {
-            if let Some(j) = c.neighbour(i, d) {
-                let q = regs.reg[j];
+        for &j in &nb[i] {
+            if j != NO_SPAN {
+                let q = regs.reg[j as usize];
                 if q != 0 && q != BORDER && q != r {
                     neighbours[ri].insert(q as usize - 1);
                     neighbours[q as usize - 1].insert(ri);

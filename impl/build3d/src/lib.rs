@@ -38,7 +38,7 @@ mod settings;
 #[cfg(test)]
 mod test_kit;
 
-pub use build::{build, build_obj, BuildObjError, BuildStats, BuiltMesh, Intermediate};
+pub use build::{build, build_obj, BuildObjError, BuildStats, BuiltMesh, CachedCell, Intermediate};
 pub use error::{BuildError, GeometryError, LimitKind, ObjError, ObjReason, TileCell};
 pub use geometry::Geometry;
 pub use marks::AreaMark;

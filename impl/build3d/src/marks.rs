@@ -143,7 +143,22 @@ impl AreaMark {
 }
 
 /// Applies the marks in order to the spans of `c` (§8).
+#[cfg(test)]
 pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f64, ch: f64) {
+    let mut area = std::mem::take(&mut c.area);
+    apply_areas(c, &mut area, marks, origin, cs, ch);
+    c.area = area;
+}
+
+/// Applies the marks in order to `area` (one per span of `c`, read instead of `c.area`, §8).
+pub(crate) fn apply_areas(
+    c: &Compact,
+    area: &mut [u8],
+    marks: &[AreaMark],
+    origin: [f64; 3],
+    cs: f64,
+    ch: f64,
+) {
     let size = c.win.size as i64;
     for m in marks {
         // A superset of the columns whose centre can be inside; the exact test decides.
@@ -168,7 +183,7 @@ pub(crate) fn apply(c: &mut Compact, marks: &[AreaMark], origin: [f64; 3], cs: f
                 for s in c.column(col) {
                     let fy = origin[1] + f64::from(c.y[s]) * ch;
                     if m.min_y <= fy && fy <= m.max_y {
-                        c.area[s] = m.area;
+                        area[s] = m.area;
                     }
                 }
             }

@@ -14,6 +14,8 @@
 //!
 //! Limits: L9 (raw spans per tile).
 
+use std::cell::Cell;
+
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::limits::MAX_SPAN_HEIGHT;
 use crate::num::{ceil_i, floor_nn, fmax, fmin};
@@ -121,6 +123,7 @@ impl Heightfield {
 
 /// The point where edge p–q crosses `axis = k`, computed from the endpoint with the smaller
 /// coordinate on the axis (`spec/build3d.md` B17); exactly k on the axis.
+#[cfg(test)]
 #[inline]
 fn crossing(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> [f64; 3] {
     let (a, b) = if p[axis] < q[axis] { (p, q) } else { (q, p) };
@@ -137,6 +140,7 @@ fn crossing(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> [f64; 3] {
 }
 
 /// Whether edge p–q crosses the line `axis = k` strictly (one end below, the other above).
+#[cfg(test)]
 #[inline]
 fn crosses(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> bool {
     (p[axis] < k && q[axis] > k) || (p[axis] > k && q[axis] < k)
@@ -145,6 +149,7 @@ fn crosses(p: &[f64; 3], q: &[f64; 3], axis: usize, k: f64) -> bool {
 /// The convex polygon `poly` clipped to the closed strip `lo ≤ p[axis] ≤ hi` in one pass
 /// (B17): for each edge p → q in order, p if it lies in the strip, then the crossings of the
 /// edge with the strip's lines in the order the edge meets them. Calls `emit` per point.
+#[cfg(test)]
 #[inline]
 fn strip(poly: &[[f64; 3]], axis: usize, lo: f64, hi: f64, mut emit: impl FnMut(&[f64; 3])) {
     let n = poly.len();
@@ -189,13 +194,10 @@ impl Default for Range {
 impl Range {
     #[inline]
     fn add(&mut self, v: f64) {
+        // `fmin`/`fmax` of §1.1, stored unconditionally so that they compile without branches.
         self.count += 1;
-        if v < self.lo {
-            self.lo = v;
-        }
-        if v > self.hi {
-            self.hi = v;
-        }
+        self.lo = fmin(self.lo, v);
+        self.hi = fmax(self.hi, v);
     }
 }
 
@@ -207,53 +209,164 @@ impl Range {
 struct Columns {
     lines: Vec<Range>,
     verts: Vec<Range>,
-    /// Per slab vertex: ⌊u⌋ and whether u is an integer (the vertex lies on a column line).
-    floors: Vec<(i64, bool)>,
 }
 
-fn columns(slab: &[[f64; 3]], i0: i64, i1: i64, acc: &mut Columns) {
+/// Most points `strip` emits for a triangle: each of its three edges emits at most its start
+/// and its two crossings.
+const SLAB_CAP: usize = 9;
+
+/// One row's slab, `strip(triangle, w, j, j + 1)` (B17), as its points' u and v (w is not read
+/// once the row is cut), with ⌊u⌋ and whether u is an integer per point.
+#[derive(Debug, Clone, Copy)]
+struct Slab {
+    n: usize,
+    u: [f64; SLAB_CAP],
+    v: [f64; SLAB_CAP],
+    /// Per triangle edge, its crossing (line k, u, v) with the upper line of the last row cut:
+    /// the upper line w = j + 1 of row j is the lower line of row j + 1, and an edge's crossing
+    /// with it is the same value both times (B17), so it is computed once. k is NaN (equal to
+    /// nothing) before the first.
+    memo: [[f64; 3]; 3],
+}
+
+impl Slab {
+    const EMPTY: Self = Self {
+        n: 0,
+        u: [0.0; SLAB_CAP],
+        v: [0.0; SLAB_CAP],
+        memo: [[f64::NAN; 3]; 3],
+    };
+
+    /// Starts a new triangle: forgets the crossings of the last one.
+    #[inline]
+    fn forget(&mut self) {
+        self.memo = [[f64::NAN; 3]; 3];
+    }
+
+    #[inline]
+    fn push(&mut self, u: f64, v: f64) {
+        self.u[self.n] = u;
+        self.v[self.n] = v;
+        self.n += 1;
+    }
+
+    /// The crossing of edge a–b (a below b in w) with the line w = k: `crossing` of B17 for
+    /// the u and v components.
+    #[inline]
+    fn crossing(a: &[f64; 3], b: &[f64; 3], k: f64) -> [f64; 3] {
+        let t = (k - a[2]) / (b[2] - a[2]);
+        [k, a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+    }
+
+    /// The crossing of edge `e` with the row's lower line k, remembered from the row below
+    /// when it crossed that row's upper line.
+    #[inline]
+    fn push_lower(&mut self, e: usize, a: &[f64; 3], b: &[f64; 3], k: f64) {
+        let m = self.memo[e];
+        let [_, u, v] = if m[0] == k {
+            m
+        } else {
+            Self::crossing(a, b, k)
+        };
+        self.push(u, v);
+    }
+
+    /// The crossing of edge `e` with the row's upper line k, remembered for the next row.
+    #[inline]
+    fn push_upper(&mut self, e: usize, a: &[f64; 3], b: &[f64; 3], k: f64) {
+        let m = Self::crossing(a, b, k);
+        self.memo[e] = m;
+        self.push(m[1], m[2]);
+    }
+
+    /// `strip(t, w, lo, lo + 1)` exactly as [`strip`] emits it, in the same order.
+    #[inline]
+    fn cut(&mut self, t: &[[f64; 3]; 3], lo: f64) {
+        let hi = lo + 1.0;
+        self.n = 0;
+        for i in 0..3 {
+            let p = &t[i];
+            let q = &t[if i == 2 { 0 } else { i + 1 }];
+            let (pw, qw) = (p[2], q[2]);
+            if pw >= lo && pw <= hi {
+                self.push(p[0], p[1]);
+            }
+            // `crosses` for p below q is pw < k < qw, else qw < k < pw; the crossing is
+            // computed from the lower end.
+            if pw < qw {
+                if pw < lo && lo < qw {
+                    self.push_lower(i, p, q, lo);
+                }
+                if pw < hi && hi < qw {
+                    self.push_upper(i, p, q, hi);
+                }
+            } else {
+                if qw < hi && hi < pw {
+                    self.push_upper(i, q, p, hi);
+                }
+                if qw < lo && lo < pw {
+                    self.push_lower(i, q, p, lo);
+                }
+            }
+        }
+    }
+
+    /// The slab's points as (u, v, 0) (for tests and the reference path).
+    #[cfg(test)]
+    fn points(&self) -> Vec<[f64; 3]> {
+        (0..self.n).map(|e| [self.u[e], self.v[e], 0.0]).collect()
+    }
+}
+
+/// The crossings and vertices of the columns i0 ..= i1 of a slab with points (u, v) (at least
+/// three), into `acc` (entries 0 ..= i1 − i0 + 1 of `lines`, 0 ..= i1 − i0 of `verts`).
+fn columns(u: &[f64], v: &[f64], i0: i64, i1: i64, acc: &mut Columns) {
     let n = (i1 - i0 + 1) as usize;
-    acc.lines.clear();
-    acc.lines.resize(n + 1, Range::default());
-    acc.verts.clear();
-    acc.verts.resize(n, Range::default());
-    acc.floors.clear();
-    acc.floors.extend(slab.iter().map(|p| {
-        let f = floor_nn(p[0]);
-        (f, f as f64 == p[0])
-    }));
-    let m = slab.len();
+    if acc.lines.len() < n + 1 {
+        acc.lines.resize(n + 1, Range::default());
+        acc.verts.resize(n + 1, Range::default());
+    }
+    let lines = &mut acc.lines[..=n];
+    let verts = &mut acc.verts[..n];
+    lines.fill(Range::default());
+    verts.fill(Range::default());
+    let m = u.len().min(v.len()).min(SLAB_CAP);
+    let (u, v) = (&u[..m], &v[..m]);
+    let mut fl = [0i64; SLAB_CAP];
+    let mut on = [false; SLAB_CAP];
+    for e in 0..m {
+        let f = floor_nn(u[e]);
+        fl[e] = f;
+        on[e] = f as f64 == u[e];
+    }
     for e in 0..m {
         let next = if e + 1 == m { 0 } else { e + 1 };
-        let (p, q) = (&slab[e], &slab[next]);
-        // Vertex p lies in the closed strip of column i when i ≤ p.u ≤ i + 1: column ⌊u⌋,
+        // Vertex e lies in the closed strip of column i when i ≤ u ≤ i + 1: column ⌊u⌋,
         // and column u − 1 too when u is on a line.
-        let (fu, on_line) = acc.floors[e];
+        let fu = fl[e];
         if fu >= i0 && fu <= i1 {
-            acc.verts[(fu - i0) as usize].add(p[1]);
+            verts[(fu - i0) as usize].add(v[e]);
         }
-        if on_line && fu > i0 && fu - 1 <= i1 {
-            acc.verts[(fu - 1 - i0) as usize].add(p[1]);
+        if on[e] && fu > i0 && fu - 1 <= i1 {
+            verts[(fu - 1 - i0) as usize].add(v[e]);
         }
-        // Lines strictly between p.u and q.u: from ⌊a.u⌋ + 1 to ⌈b.u⌉ − 1.
-        let (a, b, fa, fb) = if p[0] < q[0] {
-            (p, q, acc.floors[e], acc.floors[next])
-        } else {
-            (q, p, acc.floors[next], acc.floors[e])
-        };
-        if a[0] >= b[0] {
+        // Lines strictly between the ends' u: from ⌊a.u⌋ + 1 to ⌈b.u⌉ − 1, a the lower end.
+        let (a, b) = if u[e] < u[next] { (e, next) } else { (next, e) };
+        let (au, bu) = (u[a], u[b]);
+        if au >= bu {
             continue;
         }
-        let k0 = (fa.0 + 1).max(i0);
-        let k1 = (if fb.1 { fb.0 - 1 } else { fb.0 }).min(i1 + 1);
+        let k0 = (fl[a] + 1).max(i0);
+        let k1 = (if on[b] { fl[b] - 1 } else { fl[b] }).min(i1 + 1);
         if k0 > k1 {
             continue;
         }
-        let lines = &mut acc.lines[(k0 - i0) as usize..=(k1 - i0) as usize];
-        for (k, l) in (k0..=k1).zip(lines) {
-            let kf = k as f64;
-            let t = (kf - a[0]) / (b[0] - a[0]);
-            l.add(a[1] + (b[1] - a[1]) * t);
+        let (av, bv) = (v[a], v[b]);
+        let (du, dv) = (bu - au, bv - av);
+        let span = &mut lines[(k0 - i0) as usize..=(k1 - i0) as usize];
+        for (k, l) in (k0..=k1).zip(span) {
+            let t = (k as f64 - au) / du;
+            l.add(av + dv * t);
         }
     }
 }
@@ -283,6 +396,15 @@ fn span(x: usize, z: usize, vlo: f64, vhi: f64, area: u8) -> RawSpan {
     }
 }
 
+thread_local! {
+    /// A worker's raw-span buffer, reused from tile to tile so that it grows once (nothing in
+    /// it outlives a call of [`rasterize`]).
+    static RAW: Cell<Vec<RawSpan>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest raw-span buffer (in spans, 16 bytes each) a worker keeps for its next tile.
+const KEEP_RAW: usize = 1 << 20;
+
 /// Rasterizes the listed triangles into the window and merges the spans (§5).
 pub(crate) fn rasterize(
     tris: &[GridTri],
@@ -293,8 +415,9 @@ pub(crate) fn rasterize(
     max_spans: u64,
 ) -> Result<Heightfield, BuildError> {
     let size = win.size as i64;
-    let mut raw: Vec<RawSpan> = Vec::new();
-    let mut slab: Vec<[f64; 3]> = Vec::with_capacity(8);
+    let mut raw = RAW.take();
+    raw.clear();
+    let mut slab = Slab::EMPTY;
     let mut acc = Columns::default();
     let mut occ = Occupied {
         x0: win.size,
@@ -306,20 +429,21 @@ pub(crate) fn rasterize(
         let t = &tris[ti as usize];
         let (j0, j1) = cell_range(&t.p, 2);
         let (j0, j1) = (j0.max(win.z0), j1.min(win.z0 + size - 1));
+        slab.forget();
         for j in j0..=j1 {
-            let k = j as f64;
-            slab.clear();
-            strip(&t.p, 2, k, k + 1.0, |p| slab.push(*p));
-            if slab.len() < 3 {
+            slab.cut(&t.p, j as f64);
+            let m = slab.n;
+            if m < 3 {
                 continue;
             }
-            let (mut lo, mut hi) = (slab[0][0], slab[0][0]);
-            for p in &slab[1..] {
-                if p[0] < lo {
-                    lo = p[0];
+            let (us, vs) = (&slab.u[..m], &slab.v[..m]);
+            let (mut lo, mut hi) = (us[0], us[0]);
+            for &u in &us[1..] {
+                if u < lo {
+                    lo = u;
                 }
-                if p[0] > hi {
-                    hi = p[0];
+                if u > hi {
+                    hi = u;
                 }
             }
             let (flo, fhi) = (floor_nn(lo), floor_nn(hi));
@@ -333,12 +457,12 @@ pub(crate) fn rasterize(
                 // The slab lies in one column's closed strip and no edge crosses its lines
                 // strictly: the cell's points are the slab's, as `columns` would find them.
                 let (mut vlo, mut vhi) = (f64::INFINITY, f64::NEG_INFINITY);
-                for p in &slab {
-                    if p[1] < vlo {
-                        vlo = p[1];
+                for &v in vs {
+                    if v < vlo {
+                        vlo = v;
                     }
-                    if p[1] > vhi {
-                        vhi = p[1];
+                    if v > vhi {
+                        vhi = v;
                     }
                 }
                 let x = (i0 - win.x0) as usize;
@@ -349,9 +473,10 @@ pub(crate) fn rasterize(
                 occ.z1 = occ.z1.max(z + 1);
                 continue;
             }
-            columns(&slab, i0, i1, &mut acc);
+            columns(us, vs, i0, i1, &mut acc);
+            let n = (i1 - i0 + 1) as usize;
             let before = raw.len();
-            let cells = acc.lines.windows(2).zip(&acc.verts);
+            let cells = acc.lines[..=n].windows(2).zip(&acc.verts[..n]);
             for ((lr, v), i) in cells.zip(i0..=i1) {
                 // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
                 // and the slab's vertices in the closed strip.
@@ -382,58 +507,114 @@ pub(crate) fn rasterize(
     if raw.is_empty() {
         occ = Occupied::default();
     }
-    Ok(merge(raw, win, climb, occ))
+    let hf = merge(&raw, win, climb, occ);
+    if raw.capacity() <= KEEP_RAW {
+        RAW.set(raw);
+    }
+    Ok(hf)
+}
+
+/// A raw span as one sortable key: smin in bits 33.., smax in bits 8..33, area in bits 0..8
+/// (smin < 2^24 and smax ≤ 2^24 by L5). Ascending keys are ascending smin.
+#[inline]
+fn key(s: &RawSpan) -> u64 {
+    (u64::from(s.smin) << 33) | (u64::from(s.smax) << 8) | u64::from(s.area)
+}
+
+const _: () = assert!(MAX_SPAN_HEIGHT < 1 << 25, "smax fits in 25 bits of a key");
+
+/// Orders two keys of a column (without a branch).
+#[inline]
+fn order(col: &mut [u64], i: usize, j: usize) {
+    let (a, b) = (col[i], col[j]);
+    col[i] = a.min(b);
+    col[j] = a.max(b);
+}
+
+/// Sorts one column's keys ascending: a few keys, so a sorting network up to four (columns
+/// mostly hold two to four raw spans, whose order an insertion sort mispredicts), insertion
+/// sort up to 32.
+#[inline]
+fn sort_keys(col: &mut [u64]) {
+    match col.len() {
+        0 | 1 => return,
+        2 => {
+            order(col, 0, 1);
+            return;
+        }
+        3 => {
+            order(col, 0, 1);
+            order(col, 1, 2);
+            order(col, 0, 1);
+            return;
+        }
+        4 => {
+            order(col, 0, 1);
+            order(col, 2, 3);
+            order(col, 0, 2);
+            order(col, 1, 3);
+            order(col, 1, 2);
+            return;
+        }
+        n if n > 32 => {
+            col.sort_unstable();
+            return;
+        }
+        _ => {}
+    }
+    for i in 1..col.len() {
+        let k = col[i];
+        let mut j = i;
+        while j > 0 && col[j - 1] > k {
+            col[j] = col[j - 1];
+            j -= 1;
+        }
+        col[j] = k;
+    }
 }
 
 /// The order-free merge of §5.3: raw spans bucketed by column (within the occupied rectangle),
-/// sorted by bottom within it.
-fn merge(raw: Vec<RawSpan>, win: Window, climb: u32, occ: Occupied) -> Heightfield {
+/// sorted by bottom within it (ties in any order: a group's bottom, top and area do not depend
+/// on it).
+fn merge(raw: &[RawSpan], win: Window, climb: u32, occ: Occupied) -> Heightfield {
     let (w, size) = (occ.x1 - occ.x0, win.size);
     let rect = |s: &RawSpan| (usize::from(s.z) - occ.z0) * w + (usize::from(s.x) - occ.x0);
     let n = w * (occ.z1 - occ.z0);
     let mut count = vec![0u32; n + 1];
-    for s in &raw {
+    for s in raw {
         count[rect(s) + 1] += 1;
     }
     for c in 0..n {
         count[c + 1] += count[c];
     }
     let mut fill = count.clone();
-    let mut sorted = vec![
-        RawSpan {
-            x: 0,
-            z: 0,
-            smin: 0,
-            smax: 0,
-            area: 0,
-        };
-        raw.len()
-    ];
+    let mut sorted = vec![0u64; raw.len()];
     for s in raw {
-        let f = &mut fill[rect(&s)];
-        sorted[*f as usize] = s;
+        let f = &mut fill[rect(s)];
+        sorted[*f as usize] = key(s);
         *f += 1;
     }
+    const SMAX: u64 = (1 << 25) - 1;
     let mut spans = Vec::with_capacity(sorted.len());
     let start = column_starts(size, occ, |c| {
         let (x, z) = (c % size, c / size);
         let r = (z - occ.z0) * w + (x - occ.x0);
         let col = &mut sorted[count[r] as usize..count[r + 1] as usize];
-        col.sort_unstable_by_key(|s| s.smin);
+        sort_keys(col);
         let mut i = 0;
         while i < col.len() {
             // One merged span: all raw spans reachable by overlap or touch.
-            let smin = col[i].smin;
-            let mut hi = col[i].smax;
+            let smin = (col[i] >> 33) as u32;
+            let mut hi = ((col[i] >> 8) & SMAX) as u32;
             let mut j = i + 1;
-            while j < col.len() && col[j].smin <= hi {
-                hi = hi.max(col[j].smax);
+            while j < col.len() && ((col[j] >> 33) as u32) <= hi {
+                hi = hi.max(((col[j] >> 8) & SMAX) as u32);
                 j += 1;
             }
             let area = col[i..j]
                 .iter()
-                .filter(|s| hi - s.smax <= climb)
-                .map(|s| s.area)
+                .filter(|&&k| hi - ((k >> 8) & SMAX) as u32 <= climb)
+                .map(|&k| k as u8)
                 .max()
                 .unwrap_or(0);
             spans.push(Span {

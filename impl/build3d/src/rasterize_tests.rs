@@ -104,7 +104,7 @@ fn span_bounds_floor_and_ceil() {
 }
 
 fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
-    let raw = raw
+    let raw: Vec<RawSpan> = raw
         .iter()
         .map(|&(smin, smax, area)| RawSpan {
             x: 0,
@@ -120,7 +120,7 @@ fn merged(raw: &[(u32, u32, u8)], climb: u32) -> Vec<Span> {
         x1: 1,
         z1: 1,
     };
-    merge(raw, win(1), climb, occ).spans
+    merge(&raw, win(1), climb, occ).spans
 }
 
 #[test]
@@ -174,7 +174,9 @@ proptest! {
         }
         let (i0, i1) = (floor_i(lo), floor_i(hi));
         let mut acc = Columns::default();
-        columns(&slab, i0, i1, &mut acc);
+        let u: Vec<f64> = slab.iter().map(|p| p[0]).collect();
+        let v: Vec<f64> = slab.iter().map(|p| p[1]).collect();
+        columns(&u, &v, i0, i1, &mut acc);
         for (c, i) in (i0..=i1).enumerate() {
             let mut want = Range::default();
             strip(&slab, 0, i as f64, i as f64 + 1.0, |p| want.add(p[1]));
@@ -185,6 +187,15 @@ proptest! {
                 prop_assert_eq!(l.hi.max(r.hi).max(v.hi), want.hi);
             }
         }
+    }
+
+    #[test]
+    fn column_keys_sort_like_the_library(mut keys in prop::collection::vec(0u64..8, 0..40)) {
+        // Small ranges, so ties at every length (networks up to 4, insertion, library above 32).
+        let mut want = keys.clone();
+        want.sort_unstable();
+        sort_keys(&mut keys);
+        prop_assert_eq!(keys, want);
     }
 
     #[test]
@@ -230,4 +241,99 @@ fn walkable_threshold() {
         &[[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
         0.0
     ));
+}
+
+/// The spans of B18 computed literally: every slab by `strip` of the triangle, every cell by
+/// `strip` of the slab (the reference the fast path in `rasterize` must equal).
+fn reference(tris: &[GridTri], win: Window, climb: u32) -> Heightfield {
+    let size = win.size as i64;
+    let mut raw = Vec::new();
+    for t in tris {
+        let (j0, j1) = crate::plan::cell_range(&t.p, 2);
+        for j in j0.max(win.z0)..=j1.min(win.z0 + size - 1) {
+            let slab = strip_of(&t.p, 2, j as f64, j as f64 + 1.0);
+            if slab.len() < 3 {
+                continue;
+            }
+            let lo = slab.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
+            let hi = slab.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max);
+            for i in floor_i(lo).max(win.x0)..=floor_i(hi).min(win.x0 + size - 1) {
+                let cellp = strip_of(&slab, 0, i as f64, i as f64 + 1.0);
+                if cellp.len() < 3 {
+                    continue;
+                }
+                let vlo = cellp.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
+                let vhi = cellp.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
+                let (x, z) = ((i - win.x0) as usize, (j - win.z0) as usize);
+                raw.push(span(x, z, vlo, vhi, t.area));
+            }
+        }
+    }
+    let occ = if raw.is_empty() {
+        Occupied::default()
+    } else {
+        Occupied {
+            x0: raw.iter().map(|s| usize::from(s.x)).min().unwrap(),
+            z0: raw.iter().map(|s| usize::from(s.z)).min().unwrap(),
+            x1: raw.iter().map(|s| usize::from(s.x)).max().unwrap() + 1,
+            z1: raw.iter().map(|s| usize::from(s.z)).max().unwrap() + 1,
+        }
+    };
+    merge(&raw, win, climb, occ)
+}
+
+#[test]
+fn row_cut_is_the_strip_of_the_triangle() {
+    // Corners on, below and above the lines, edges in both directions and along a line.
+    let tris = [
+        [[0.5, 1.0, 0.0], [3.0, 2.0, 2.0], [1.0, 3.0, 1.0]],
+        [[0.5, 1.0, 1.0], [3.0, 2.0, 1.0], [1.0, 3.0, 2.5]],
+        [[2.0, 0.25, 3.5], [0.0, 1.0, 0.5], [1.0, 3.0, 1.0]],
+    ];
+    for t in tris {
+        // One slab for the rows of a triangle, as `rasterize` cuts them (its crossings reused).
+        let mut slab = Slab::EMPTY;
+        for j in -1..5 {
+            slab.cut(&t, f64::from(j));
+            let want: Vec<[f64; 3]> = strip_of(&t, 2, f64::from(j), f64::from(j) + 1.0)
+                .iter()
+                .map(|p| [p[0], p[1], 0.0])
+                .collect();
+            assert_eq!(slab.points(), want, "{t:?} row {j}");
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn rasterize_equals_the_literal_spec(
+        corners in prop::collection::vec(
+            ((0u16..48, 0u16..64, 0u16..48), (0.0..12.0f64, 0.0..16.0f64, 0.0..12.0f64)),
+            3..30,
+        ),
+        grid in any::<bool>(),
+        x0 in 0i64..3,
+        z0 in 0i64..3,
+    ) {
+        // Corners on quarter cells (many points on lines) or anywhere.
+        let p: Vec<[f64; 3]> = corners
+            .iter()
+            .map(|&((a, b, c), (x, y, z))| {
+                if grid {
+                    [f64::from(a) * 0.25, f64::from(b) * 0.25, f64::from(c) * 0.25]
+                } else {
+                    [x, y, z]
+                }
+            })
+            .collect();
+        let tris: Vec<GridTri> = p
+            .chunks_exact(3)
+            .enumerate()
+            .map(|(k, c)| tri([c[0], c[1], c[2]], (k % 3) as u8))
+            .collect();
+        let list: Vec<u32> = (0..tris.len() as u32).collect();
+        let w = Window { x0, z0, size: 9, border: 0 };
+        let fast = rasterize(&tris, &list, w, 2, CELL, u64::MAX).unwrap();
+        prop_assert_eq!(fast, reference(&tris, w, 2));
+    }
 }

@@ -91,6 +91,7 @@ const NX: usize = 2;
 const NZ: usize = 3;
 
 /// Builds the regions of §10.
+#[cfg(test)]
 pub(crate) fn regions(
     c: &Compact,
     min_area: u32,
@@ -98,22 +99,87 @@ pub(crate) fn regions(
     cell: TileCell,
     max_regions: u64,
 ) -> Result<Regions, BuildError> {
+    regions_with(
+        c,
+        &c.neighbour_table(),
+        min_area,
+        merge_area,
+        cell,
+        max_regions,
+        SweepUse::None,
+    )
+}
+
+/// The sweep (step 1) of a tile's regions, kept so that a sweep of the same spans with other
+/// areas can start at the first row whose areas differ ([`SweepUse::Resume`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Sweep {
+    /// The region of every span after the sweep (before steps 2–4).
+    raw: Vec<u32>,
+    /// Per window row z, the next region id when the sweep reaches it.
+    next_at: Vec<u32>,
+}
+
+impl Sweep {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(&self.raw[..]) + std::mem::size_of_val(&self.next_at[..])
+    }
+}
+
+/// What [`regions_with`] does with a [`Sweep`].
+pub(crate) enum SweepUse<'a> {
+    /// Nothing.
+    None,
+    /// Records its sweep there.
+    Record(&'a mut Sweep),
+    /// Takes rows below window row `z0` from a sweep recorded with the same spans and links
+    /// and, in every row below `z0`, the same areas. Row z of the sweep reads only the areas of
+    /// rows z and z − 1, the links and the regions of row z − 1, so those rows and the next id
+    /// at row `z0` are the recorded ones.
+    Resume(&'a Sweep, usize),
+}
+
+/// Builds the regions of §10, with `nb` the [`Compact::neighbour_table`] of `c`.
+pub(crate) fn regions_with(
+    c: &Compact,
+    nb: &[[u32; 4]],
+    min_area: u32,
+    merge_area: u32,
+    cell: TileCell,
+    max_regions: u64,
+    mut sweep: SweepUse<'_>,
+) -> Result<Regions, BuildError> {
     let (size, b) = (c.win.size, c.win.border);
     let n = c.span_count();
-    let nb = c.neighbour_table();
     let mut reg = vec![0u32; n];
-    for col in c.occ.cols(size) {
-        if !c.win.interior(col % size, col / size) {
-            for i in c.column(col) {
-                if c.area[i] != 0 {
-                    reg[i] = BORDER;
+    for z in c.occ.z0..c.occ.z1 {
+        for x in c.occ.x0..c.occ.x1 {
+            if !c.win.interior(x, z) {
+                for i in c.column(z * size + x) {
+                    if c.area[i] != 0 {
+                        reg[i] = BORDER;
+                    }
                 }
             }
         }
     }
+    let (zs, ze) = (b.max(c.occ.z0), (size - b).min(c.occ.z1));
     let mut next: u32 = 1;
+    let mut first = zs;
+    if let SweepUse::Resume(rec, z0) = sweep {
+        if z0 >= zs {
+            // Rows zs .. first come from the record (none when the sweep has no rows).
+            first = z0.min(ze.max(zs));
+            let p = c.start[first * size] as usize;
+            reg[..p].copy_from_slice(&rec.raw[..p]);
+            next = rec.next_at[first];
+        }
+    }
+    if let SweepUse::Record(rec) = &mut sweep {
+        rec.next_at = vec![1; size + 1];
+    }
     let mut sweep_of = vec![u32::MAX; n];
-    let mut below_count: Vec<u32> = vec![0];
+    let mut below_count: Vec<u32> = vec![0; next as usize];
     let mut sweeps: Vec<(usize, Vec<usize>)> = Vec::new();
     // Reused from row to row (their capacity only): spare member lists, the region below each
     // member (sweep s's members at `belows[boff[s] .. boff[s + 1]]`), and per-sweep decisions.
@@ -123,7 +189,10 @@ pub(crate) fn regions(
     let mut decided: Vec<(Option<u32>, u32)> = Vec::new();
     let mut targets: Vec<Option<u32>> = Vec::new();
     let (xs, xe) = (b.max(c.occ.x0), (size - b).min(c.occ.x1));
-    for z in b.max(c.occ.z0)..(size - b).min(c.occ.z1) {
+    for z in first..ze {
+        if let SweepUse::Record(rec) = &mut sweep {
+            rec.next_at[z] = next;
+        }
         for (_, mut m) in sweeps.drain(..) {
             m.clear();
             spare.push(m);
@@ -134,7 +203,7 @@ pub(crate) fn regions(
                     continue;
                 }
                 let joined = (x > b)
-                    .then(|| mutual_in(&nb, i, NX))
+                    .then(|| mutual_in(nb, i, NX))
                     .flatten()
                     .filter(|&j| c.area[j] == c.area[i] && sweep_of[j] != u32::MAX)
                     .map(|j| sweep_of[j] as usize)
@@ -156,7 +225,7 @@ pub(crate) fn regions(
             if z == b {
                 return None;
             }
-            let j = mutual_in(&nb, i, NZ)?;
+            let j = mutual_in(nb, i, NZ)?;
             let r = reg[j];
             (c.area[j] == c.area[i] && r != 0 && r != BORDER).then_some((j, r))
         };
@@ -190,7 +259,8 @@ pub(crate) fn regions(
                 ns == below_count[r as usize]
                     && members.iter().zip(below_of(s)).all(|(&i, bl)| {
                         let link = bl.map(|(j, _)| j);
-                        let under = (z - 1) * size + c.col[i] as usize % size;
+                        // Member i lies in row z, so its column minus one row.
+                        let under = c.col[i] as usize - size;
                         c.column(under).all(|j| reg[j] != r || Some(j) == link)
                     })
             });
@@ -222,8 +292,14 @@ pub(crate) fn regions(
             }
         }
     }
+    if let SweepUse::Record(rec) = &mut sweep {
+        if ze > zs {
+            rec.next_at[ze] = next;
+        }
+        rec.raw = reg.clone();
+    }
     let count = next - 1;
-    let mut info = analyse(c, &nb, &reg, count);
+    let mut info = analyse(c, nb, &reg, count);
     filter_small(&mut info, min_area);
     let alias = merge(&mut info, merge_area);
     // Renumber survivors ascending.
@@ -247,34 +323,52 @@ pub(crate) fn regions(
 fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
     let mut info = vec![Info::default(); count as usize + 1];
     let is_region = |r: u32| r != 0 && r != BORDER;
-    for (i, &r) in reg.iter().enumerate() {
-        if !is_region(r) {
-            continue;
-        }
-        let col = c.col[i] as usize;
-        let inf = &mut info[r as usize];
-        inf.spans += 1;
-        inf.area = c.area[i];
-        inf.alive = true;
-        for j in c.column(col) {
-            if j != i && is_region(reg[j]) && reg[j] != r {
-                inf.add_conflict(reg[j]);
+    let size = c.win.size;
+    // Every span lies in a column of `c.occ`; the columns are walked in index order.
+    for z in c.occ.z0..c.occ.z1 {
+        for x in c.occ.x0..c.occ.x1 {
+            let col = z * size + x;
+            let own = c.column(col);
+            if own.is_empty() {
+                continue;
             }
-        }
-        for d in 0..4 {
-            let j = nb[i][d];
-            match (j != NO_SPAN).then_some(j as usize) {
-                Some(j) if reg[j] == BORDER => inf.border = true,
-                Some(j) if reg[j] == 0 => inf.wall = true,
-                Some(j) if reg[j] != r => inf.add_neighbour(reg[j]),
-                Some(_) => {}
-                None => inf.wall = true,
-            }
-            let link = mutual_in(nb, i, d);
-            if let Some(nc) = c.neighbour_column(col, d) {
-                for j in c.column(nc) {
-                    if is_region(reg[j]) && reg[j] != r && Some(j) != link {
+            // The neighbour columns in directions 0 … 3 inside the window.
+            let ncols = [
+                (x + 1 < size).then_some(col + 1),
+                (z + 1 < size).then_some(col + size),
+                (x > 0).then(|| col - 1),
+                (z > 0).then(|| col - size),
+            ];
+            for i in own.clone() {
+                let r = reg[i];
+                if !is_region(r) {
+                    continue;
+                }
+                let inf = &mut info[r as usize];
+                inf.spans += 1;
+                inf.area = c.area[i];
+                inf.alive = true;
+                for j in own.clone() {
+                    if j != i && is_region(reg[j]) && reg[j] != r {
                         inf.add_conflict(reg[j]);
+                    }
+                }
+                for (d, nc) in ncols.iter().enumerate() {
+                    let j = nb[i][d];
+                    match (j != NO_SPAN).then_some(j as usize) {
+                        Some(j) if reg[j] == BORDER => inf.border = true,
+                        Some(j) if reg[j] == 0 => inf.wall = true,
+                        Some(j) if reg[j] != r => inf.add_neighbour(reg[j]),
+                        Some(_) => {}
+                        None => inf.wall = true,
+                    }
+                    if let Some(nc) = *nc {
+                        let link = mutual_in(nb, i, d);
+                        for j in c.column(nc) {
+                            if is_region(reg[j]) && reg[j] != r && Some(j) != link {
+                                inf.add_conflict(reg[j]);
+                            }
+                        }
                     }
                 }
             }

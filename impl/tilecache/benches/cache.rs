@@ -54,6 +54,17 @@ fn pair(rounds: usize, reps: usize, f: &mut dyn FnMut(), g: &mut dyn FnMut()) ->
 }
 
 fn main() {
+    // Everything runs inside a one-thread pool, as in `bench/` (Detour is single-threaded): a
+    // rebuild's parallel map then runs on the calling thread, so no worker wakes per update and
+    // an instruction counter on `update` sees the rebuilds.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool")
+        .install(run);
+}
+
+fn run() {
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
@@ -87,7 +98,12 @@ fn main() {
     }
     let cyl = |p: [f64; 3]| Obstacle::cylinder(p, 1.0, 2.0).expect("valid");
 
-    // A cylinder added and settled (then removed and settled, untimed).
+    // A cylinder added and settled (then removed and settled, untimed). With
+    // ONAV_PROFILE_ADDS set, the cache is put back by a copy of the fresh one instead, so that
+    // every `update` an instruction counter sees settles an addition, and the program stops
+    // after this figure.
+    let profile = std::env::var_os("ONAV_PROFILE_ADDS").is_some();
+    let fresh = cache.clone();
     let mut adds = Vec::new();
     let mut cells = 0;
     for p in &spots {
@@ -96,8 +112,12 @@ fn main() {
         let queued = !cache.is_up_to_date();
         let r = cache.update_all().expect("update");
         let ns = t.elapsed().as_nanos() as f64;
-        cache.remove_obstacle(id).expect("remove");
-        cache.update_all().expect("update");
+        if profile {
+            cache.clone_from(&fresh);
+        } else {
+            cache.remove_obstacle(id).expect("remove");
+            cache.update_all().expect("update");
+        }
         if queued {
             adds.push(ns);
             cells += r.cells;
@@ -109,6 +129,9 @@ fn main() {
         median(adds) / 1e3,
         cells as f64 / n_adds as f64
     );
+    if profile {
+        return;
+    }
 
     // 100 cylinders settled by one update.
     for p in spots.iter().take(100) {

@@ -60,12 +60,38 @@ pub struct TileCache {
     pub(crate) next_volume: u32,
     pub(crate) queue: RebuildQueue,
     pub(crate) mesh: TiledNavMesh,
-    pub(crate) library: TileLibrary,
+    pub(crate) library: SharedLibrary,
     /// The snapshot's encoding of the obstacle and volume lists (counts and records, TC30),
     /// made when first needed, extended by an addition and dropped by a removal: a rollback
     /// host writes a snapshot every frame while the lists change rarely, and an in-place
     /// restore compares a snapshot's lists with it.
     pub(crate) lists: OnceLock<ListsCode>,
+}
+
+/// The cache's library (TC15), shared by a cache and its clones until one of them adds a tile:
+/// a clone keeps the library object, so its mesh (which remembers the library instance it last
+/// found every tile in, `spec/snapshot.md` S21) restores without looking its tiles up again. An
+/// addition to a shared library copies it first (a new instance, so no mesh takes the copy for
+/// the library it checked), and a library only grows, so sharing is sound.
+#[derive(Debug, Clone)]
+pub(crate) struct SharedLibrary(Arc<TileLibrary>);
+
+impl SharedLibrary {
+    /// Adds a tile unless it is there already (then the library stays shared).
+    pub(crate) fn add(&mut self, tile: &NavTile) -> onav::TileContentId {
+        let id = tile.content_id();
+        if self.0.get(&id).is_none() {
+            Arc::make_mut(&mut self.0).add(tile);
+        }
+        id
+    }
+}
+
+impl std::ops::Deref for SharedLibrary {
+    type Target = TileLibrary;
+    fn deref(&self) -> &TileLibrary {
+        &self.0
+    }
 }
 
 impl TileCache {
@@ -111,7 +137,7 @@ impl TileCache {
             next_volume: 1,
             queue: RebuildQueue::new(cells),
             mesh,
-            library: TileLibrary::from_tiles(&tiles),
+            library: SharedLibrary(Arc::new(TileLibrary::from_tiles(&tiles))),
             lists: OnceLock::new(),
         })
     }
@@ -157,7 +183,7 @@ impl TileCache {
                 lib.add(t);
             }
         }
-        self.library = lib;
+        self.library = SharedLibrary(Arc::new(lib));
         before - self.library.len()
     }
 
@@ -327,7 +353,7 @@ impl TileCache {
             let this = &*self;
             batch
                 .par_iter()
-                .map(|&k| this.world.finish(k as usize, &this.marks_of(k as usize)))
+                .map(|&k| this.world.rebuild(k as usize, &this.marks_of(k as usize)))
                 .collect()
         };
         let mut report = UpdateReport::default();
@@ -364,10 +390,10 @@ impl TileCache {
         report: &mut UpdateReport,
     ) -> Result<(), UpdateErrorKind> {
         let n = tiles.len() as u32;
-        let existing: Vec<(onav::TileRef, u32, onav::TileContentId)> = self
+        let existing: Vec<(onav::TileRef, u32)> = self
             .mesh
             .tiles_in_cell(cell.column, cell.row)
-            .map(|(r, t)| (r, t.pos().layer, t.content_id()))
+            .map(|(r, t)| (r, t.pos().layer))
             .collect();
         let freed = existing.iter().filter(|e| e.1 >= n).count();
         let needed = (0..n)
@@ -377,16 +403,16 @@ impl TileCache {
         if needed > free {
             return Err(UpdateErrorKind::NoFreeSlot { needed, free });
         }
-        for &(r, layer, _) in &existing {
+        for &(r, layer) in &existing {
             if layer >= n {
                 self.mesh.remove_tile(r).map_err(UpdateErrorKind::Mesh)?;
                 report.removed += 1;
             }
         }
         for t in tiles {
-            let pos = t.pos();
-            match existing.iter().find(|e| e.1 == pos.layer) {
-                Some(e) if e.2 == t.content_id() => report.unchanged += 1,
+            // Equal as-built bytes are equal content ids (C1), found without hashing.
+            match self.mesh.tile_at(t.pos()) {
+                Some((_, e)) if e.same_as_built(&t) => report.unchanged += 1,
                 Some(_) => {
                     self.library.add(&t);
                     self.mesh.replace_tile(t).map_err(UpdateErrorKind::Mesh)?;

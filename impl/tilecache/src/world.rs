@@ -5,10 +5,13 @@
 //! The intermediates are kept uncompressed: they are read by every rebuild (the hot path), and
 //! they hold 1.05 / 2.15 / 3.81 MB for dungeon / nav_test / undulating at 48-cell tiles;
 //! deflate (level 1) shrinks them to 14 %, but decoding one cell costs 39–73 µs against about
-//! 1 µs for the copy a rebuild makes anyway (`spec/tilecache.md` §9, decision 3).
+//! 1 µs for the copy a rebuild makes anyway (`spec/tilecache.md` §9, decision 3). Each cell also
+//! keeps what a rebuild reuses (`onav_build3d::CachedCell`: the neighbour table, the areas
+//! before and after erosion, the regions' sweep and the tiles without marks), about 22 more
+//! bytes per span, so roughly twice those figures.
 
 use onav::NavTile;
-use onav_build3d::{AreaMark, BuildError, Intermediate, Plan, TileCell};
+use onav_build3d::{AreaMark, BuildError, CachedCell, Plan, TileCell};
 use rayon::prelude::*;
 
 /// Tile cells a mark may change, by the windows its footprint's bounding box meets (TC9):
@@ -28,16 +31,14 @@ impl Touch {
     }
 }
 
-/// A cached cell's intermediate and its tiles without marks.
-type Prepared = (Intermediate, Vec<NavTile>);
-
 /// The plan and the cached cells.
 #[derive(Debug)]
 pub(crate) struct World {
     pub plan: Plan,
     /// Cells with an intermediate, ascending (row, column).
     pub cells: Vec<TileCell>,
-    pub intermediates: Vec<Intermediate>,
+    /// Per cell, its intermediate and what a rebuild reuses (`Plan::rebuild`).
+    pub cached: Vec<CachedCell>,
 }
 
 /// Largest magnitude a cell index is carried with: beyond every cell a mesh can hold (2^30
@@ -49,31 +50,28 @@ impl World {
     /// marks: the world and the tiles of the build, cells in plan order, layers ascending.
     pub fn build(plan: Plan) -> Result<(Self, Vec<NavTile>), BuildError> {
         let n = plan.tile_cells().len();
-        let built: Vec<Result<Option<Prepared>, BuildError>> = (0..n)
+        let built: Vec<Result<Option<CachedCell>, BuildError>> = (0..n)
             .into_par_iter()
             .map(|i| match plan.prepare(i)? {
-                Some(im) => {
-                    let tiles = plan.finish(&im, &[])?;
-                    Ok(Some((im, tiles)))
-                }
+                Some(im) => Ok(Some(plan.cache_cell(im)?)),
                 None => Ok(None),
             })
             .collect();
         let mut cells = Vec::new();
-        let mut intermediates = Vec::new();
+        let mut cached = Vec::new();
         let mut tiles = Vec::new();
         for r in built {
-            if let Some((im, t)) = r? {
-                cells.push(im.cell());
-                intermediates.push(im);
-                tiles.extend(t);
+            if let Some(cc) = r? {
+                cells.push(cc.cell());
+                tiles.extend(cc.tiles().iter().cloned());
+                cached.push(cc);
             }
         }
         Ok((
             Self {
                 plan,
                 cells,
-                intermediates,
+                cached,
             },
             tiles,
         ))
@@ -123,16 +121,19 @@ impl World {
             .collect()
     }
 
-    /// Rebuilds cached cell `k` with `marks` in order.
-    pub fn finish(&self, k: usize, marks: &[AreaMark]) -> Result<Vec<NavTile>, BuildError> {
-        self.plan.finish(&self.intermediates[k], marks)
+    /// Rebuilds cached cell `k` with `marks` in order (`Plan::rebuild`: the tiles of
+    /// [`World::finish`], redoing only what the marks change).
+    pub fn rebuild(&self, k: usize, marks: &[AreaMark]) -> Result<Vec<NavTile>, BuildError> {
+        self.plan.rebuild(&self.cached[k], marks)
     }
 
-    /// Bytes the intermediates hold (approximate heap size).
+    /// Builds cached cell `k` with `marks` in order from its intermediate, every stage redone.
+    pub fn finish(&self, k: usize, marks: &[AreaMark]) -> Result<Vec<NavTile>, BuildError> {
+        self.plan.finish(self.cached[k].intermediate(), marks)
+    }
+
+    /// Bytes the cached cells hold (approximate heap size, tiles not counted).
     pub fn intermediate_bytes(&self) -> usize {
-        self.intermediates
-            .iter()
-            .map(Intermediate::heap_bytes)
-            .sum()
+        self.cached.iter().map(CachedCell::heap_bytes).sum()
     }
 }

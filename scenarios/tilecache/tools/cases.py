@@ -32,8 +32,9 @@ QUEUE = 2
 # The length of the busy cache's Full mesh snapshot: read from the blessed golden
 # tilecache/y_busy-snapshot/busy-full by check_ontk.py, which fails when it differs.
 MESH_LEN = 5318
-# The length and SHA-256 of the busy cache's Referenced ONTK: derived from the Full golden by
-# check_ontk.py (every inline tile replaced by its content id), which fails when they differ.
+# The length and SHA-256 of the busy cache's Referenced ONTK (the golden busy-referenced): derived
+# from the Full golden by check_ontk.py (every inline tile replaced by its content id), which fails
+# when they differ from this or from the Referenced golden.
 REFERENCED = (1113, "510f8bdcc12614afc0e8f3569a7dde9528901bfd6d0ff6974b8bd1437c85b529")
 VALUES = {
     "cylinder": ["x", "y", "z", "radius", "height"],
@@ -264,6 +265,57 @@ def cases():
     return c
 
 
+CAP = 2**20
+# The bytes after a count of CAP + 1: exactly CAP + 1 records' worth of the seed's per-record
+# bytes (13 per obstacle, 41 per volume), so the bytes bound admits the count and only the cap
+# refuses it. Each copy of the repeated text is that many bytes with its LF; "aaaa" read as an id
+# is 0x61616161, not below any next id, so a reader without the cap fails at the first record.
+JUNK = {"obstacle": 13, "volume": 41}
+
+
+def yaml_bytes(b):
+    """Bytes below 0x80 as a YAML double-quoted string (the scenario's text is UTF-8)."""
+    assert all(c < 0x80 for c in b) and b"\n" not in b
+    return '"' + "".join(chr(c) if 0x20 <= c < 0x7f and chr(c) not in '"\\' else f"\\x{c:02x}"
+                         for c in b) + '"'
+
+
+def caps_case():
+    """n_count-caps: the caps of TC7 as the reader applies them (TC21, TC24). Each snapshot is
+    written by TC19 here: the header, the next ids 6 and 3 (the busy cache's), then the counts."""
+    import struct
+    head = b"ONTK" + struct.pack("<HHII", 1, 0, 6, 3)
+    snaps = [("obstacle", head + struct.pack("<I", CAP + 1), "obstacle_count", AT["obstacle_count"]),
+             ("volume", head + struct.pack("<II", 0, CAP + 1), "volume_count", AT["obstacle_count"] + 4)]
+    out = "schema: 1\nid: tilecache/n_count-caps\n"
+    out += "title: An obstacle or volume count of 2^20 + 1 is refused by the cap even when the bytes would hold it\nclass: reject\n"
+    out += "spec: [tilecache.md#tc7, tilecache.md#tc21, tilecache.md#tc24]\n"
+    out += "features: [links, tilecache]\nnotes: |\n"
+    extra = (
+        "TC21 and TC24 bound a count by min(2^20, floor(R / 13)) (volumes: 41), R the bytes after it,\n"
+        "in one check whose error (class, field, offset) is the same whichever bound binds. So only\n"
+        "an input with R >= 13 (2^20 + 1) bytes (volumes: 41 (2^20 + 1)) shows the cap: a smaller\n"
+        "one is refused by the bytes bound alone, with or without the cap. Each snapshot here is\n"
+        "written by TC19 (tools/cases.py): ONTK, version 1, flags 0, next ids 6 and 3, then\n"
+        "obstacle_count 2^20 + 1 at 16 (or obstacle_count 0 and volume_count 2^20 + 1 at 20 = 16 + 4),\n"
+        "then exactly (2^20 + 1) records' worth of 'a' (13 631 501 or 42 991 657 bytes, by repeat):\n"
+        "only the cap refuses the count. A reader without the cap reads the first record and fails\n"
+        "at its id (0x61616161 is not below the next id) or a later field, at another offset.\n")
+    for line in (NOTES + extra).rstrip("\n").split("\n"):
+        out += f"  {line}\n"
+    out += "steps:\n" + prelude()
+    for k, (kind, b, field, offset) in enumerate(snaps):
+        text = "a" * (JUNK[kind] - 1)
+        out += f"  - bytes:\n      name: bad{k}\n      text: {yaml_bytes(b)}\n"
+        out += f"      repeat: {{text: {text}, copies: {CAP + 1}, step: [0, 0, 0]}}\n"
+        out += f"  - expect: {{length: {len(b) + JUNK[kind] * (CAP + 1)}}}\n"
+        out += f"  - cache_restore_into: {{cache: c, bytes: bad{k}}}\n"
+        out += f"  - expect: {{error: {{class: format, field: '{field}', offset: {offset}}}, state: unchanged}}\n"
+        out += f"  - cache_restore: {{obj: floor, settings: s, bytes: bad{k}, name: new{k}}}\n"
+        out += f"  - expect: {{error: {{class: format, field: '{field}', offset: {offset}}}}}\n"
+    return out
+
+
 def busy():
     out = "schema: 1\nid: tilecache/y_busy-snapshot\n"
     out += "title: The busy cache of the must-reject cases, its Full and Referenced ONTK\nclass: accept\n"
@@ -271,10 +323,12 @@ def busy():
     out += "features: [tilecache]\nnotes: |\n"
     for line in NOTES[: NOTES.index(" After the snapshot")].split("\n"):
         out += f"  {line}\n"
-    out += "  The Full snapshot is the golden; tools/check_ontk.py reads it by the seed's layout and\n"
-    out += "  checks every offset the n_ cases use. The Referenced one holds the same lists and queue; its\n"
-    out += "  length and SHA-256 are derived by check_ontk.py from the Full golden alone (each inline tile\n"
-    out += "  replaced by kind 2 and its SHA-256, the section and mesh lengths recomputed).\n"
+    out += "  Both snapshots are goldens. tools/check_ontk.py reads the Full one by the seed's layout and\n"
+    out += "  checks every offset the n_ cases use. The Referenced one holds the same lists and queue; the\n"
+    out += "  checker decodes it and compares it with the Full golden field by field (each inline tile is\n"
+    out += "  kind 2 there with the tile's SHA-256, generations, edits and switches equal) and byte for\n"
+    out += "  byte with the Referenced form it derives from the Full golden alone (the section and mesh\n"
+    out += "  lengths recomputed): 1113 bytes, SHA-256 510f8bdc... (cases.py REFERENCED).\n"
     out += "steps:\n"
     p = prelude()
     p = p[: p.index("  # after")] if "  # after" in p else p
@@ -282,7 +336,7 @@ def busy():
     out += head.replace("name: s0}\n  - expect:\n", "name: s0}\n  - expect:\n      golden: busy-full\n", 1)
     out += "  - cache_snapshot: {cache: c, mode: referenced, name: s0r}\n"
     out += "  - expect:\n      fields: {queue_length: 2, 'queue[0].column': 0, 'queue[1].column': 2, 'queue[1].row': 0, obstacle_count: 5, volume_count: 2}\n"
-    out += f"      length: {REFERENCED[0]}\n      sha256: {REFERENCED[1]}\n"
+    out += "      golden: busy-referenced\n"
     return out
 
 
@@ -334,6 +388,7 @@ def main():
     all_cases = cases()
     all_cases["y_busy-snapshot"] = busy()
     all_cases["n_continue-after-rejections"] = continue_case()
+    all_cases["n_count-caps"] = caps_case()
     for name, text in all_cases.items():
         path = os.path.join(OUT, name + ".yaml")
         if check:

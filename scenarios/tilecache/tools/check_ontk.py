@@ -3,7 +3,10 @@
 the seed's "Tile cache snapshot" layout and spec/tilecache.md §6 alone (no onav code): it parses
 every ONTK byte by byte, the mesh snapshot it holds by spec/snapshot.md §4, checks the reading
 rules TC18-TC28 (and the queue against the 5 x 5 cached cells of the suite's floor, TC29 C), and
-compares each golden with what its scenario says it holds. For the busy cache it also checks that
+compares each golden with what its scenario says it holds. Each Referenced golden is decoded and
+checked against the Full golden of the same state (REFERENCED_OF): the same lists, queue,
+generations, edits and switches, every tile named by the SHA-256 of the Full golden's inline tile,
+and byte for byte the Referenced form derived from the Full golden. For the busy cache it also checks that
 every offset tools/cases.py computes for the must-reject cases is where this reader finds that
 field, and that cases.py's MESH_LEN is the golden's mesh length.
 
@@ -105,16 +108,18 @@ def parse_onps(b, base):
             elif kind != 0:
                 raise Bad(f"mesh: slot kind {kind}")
             if kind:
+                start = at
                 ne = struct.unpack_from("<I", b, at)[0]
                 at += 4 + 7 * ne
                 nd = struct.unpack_from("<I", b, at)[0]
                 at += 4 + 4 * nd
+                slot["edits"] = b[start:at]
             slots.append(slot)
         if at != end:
             raise Bad(f"mesh: section length {ln} is not its body ({at - end:+})")
     if at != len(b):
         raise Bad(f"mesh: {len(b) - at} bytes after the sections")
-    return {"digest": digest, "slots": slots, "slot_count": slot_count_params}
+    return {"digest": digest, "slots": slots, "slot_count": slot_count_params, "head": b[:80]}
 
 
 def parse(b):
@@ -221,6 +226,35 @@ def full_mesh(p):
             raise Bad("a tile of another settings digest")
 
 
+def referenced_mesh(p):
+    """A Referenced mesh snapshot: every occupied slot names its tile by content id (kind 2)."""
+    if any(s["kind"] == 1 for s in p["mesh"]["slots"]):
+        raise Bad("a Referenced golden with an inline slot")
+
+
+def check_referenced(ref, full, rb, fb):
+    """The Referenced golden `rb` (parsed: `ref`) against the Full golden `fb` of the same state
+    (`full`), field by field: the same next ids, obstacles, volumes and queue (TC30: the lists do
+    not depend on the mode), the same mesh header and parameters, and slot by slot the same
+    generation, kind 0 where the Full one is free and kind 2 where it holds a tile, whose content
+    id is the SHA-256 of that tile's bytes (snapshot.md S22), with the same edits and switches.
+    Then the bytes are exactly the Referenced form derived from the Full golden."""
+    for k in ("next", "obstacles", "volumes", "queue"):
+        if ref[k] != full[k]:
+            raise Bad(f"{k} differs from the Full golden: {ref[k]} != {full[k]}")
+    rm, fm = ref["mesh"], full["mesh"]
+    if rm["head"] != fm["head"] or rm["slot_count"] != fm["slot_count"]:
+        raise Bad("mesh header or parameters differ from the Full golden's")
+    for i, (r, f) in enumerate(zip(rm["slots"], fm["slots"])):
+        if r["gen"] != f["gen"] or (r["kind"], f["kind"]) not in ((0, 0), (2, 1)):
+            raise Bad(f"mesh.slot[{i}]: generation {r['gen']} kind {r['kind']}, Full {f['gen']} {f['kind']}")
+        if f["kind"] and (r["id"] != hashlib.sha256(f["tile"]).digest() or r["edits"] != f["edits"]):
+            raise Bad(f"mesh.slot[{i}]: content id, edits or switches differ from the Full tile's")
+    if rb != full["referenced"]:
+        raise Bad("not the Referenced form derived from the Full golden")
+    return sum(1 for s in rm["slots"] if s["kind"])
+
+
 def referenced_of(b):
     """The Referenced ONTK of the same state as the Full ONTK `b`, derived by the layouts alone
     (TC30, snapshot.md §4, S22): every inline tile (kind 1, u32 length, bytes) becomes kind 2 and
@@ -280,40 +314,82 @@ def check_busy(p):
     return len(at)
 
 
+# The queue of y_obstacles-every-shape before its update (its notes derive it from TC9).
+QUEUED = [(1, 1), (2, 1), (1, 2), (2, 2), (0, 0), (1, 0), (0, 1), (2, 0)]
+# The volume y_restore-and-continue adds after restoring the busy cache from its Referenced ONTK.
+LAST_VOLUME = (9, -1, 1, [[20, 20], [22, 20], [22, 22], [20, 22]])
+# Each Referenced golden and the Full golden of the same state it is checked against.
+REFERENCED_OF = {
+    "y_busy-snapshot/busy-referenced": "y_busy-snapshot/busy-full",
+    "y_obstacles-every-shape/queued-referenced": "y_obstacles-every-shape/queued-full",
+    "y_restore-and-continue/end-referenced": "y_restore-and-continue/end-full",
+}
+
+
 def main():
     base = os.path.join(ROOT, "golden", "bytes", "tilecache")
+    goldens = {}
+    for case in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        for f in sorted(os.listdir(os.path.join(base, case))):
+            goldens[f"{case}/{f[:-4]}"] = open(os.path.join(base, case, f), "rb").read()
+
+    def mesh_of(key):
+        b = goldens[key]
+        return b[parse(b)["fields"]["mesh"]:]
+
+    def same_mesh_as(p, key):
+        if p["mesh_bytes"] != mesh_of(key):
+            raise Bad(f"the mesh snapshot is not that of {key}")
+
     expected = {
         "y_create-is-the-build/empty-full": lambda p: (expect_lists(p, [], []), p["queue"] == [] or Bad("queue"),
                                                        p["mesh"]["slot_count"] == 9 + len(CELLS) or Bad("slots")),
         "y_obstacles-every-shape/cut-full": lambda p: (expect_lists(p, cases.OBSTACLES, []), p["queue"] == [] or Bad("queue")),
+        "y_obstacles-every-shape/queued-full": lambda p: (
+            expect_lists(p, cases.OBSTACLES, []), p["queue"] == QUEUED or Bad(f"queue {p['queue']}"),
+            p["next"] == (4, 1) or Bad("next ids"), same_mesh_as(p, "y_create-is-the-build/empty-full")),
         "y_busy-snapshot/busy-full": check_busy,
         "y_volumes/volumes-full": lambda p: (p["next"] == (2, 4) or Bad("next ids"), len(p["volumes"]) == 3 or Bad("volumes")),
+        "y_restore-and-continue/end-full": lambda p: (
+            expect_lists(p, cases.OBSTACLES + cases.LATE, cases.VOLUMES + [LAST_VOLUME]),
+            p["queue"] == [] or Bad("queue"), p["next"] == (6, 4) or Bad("next ids")),
     }
     bad = 0
-    seen = set()
-    for case in sorted(os.listdir(base)) if os.path.isdir(base) else []:
-        for f in sorted(os.listdir(os.path.join(base, case))):
-            key = f"{case}/{f[:-4]}"
-            seen.add(key)
-            b = open(os.path.join(base, case, f), "rb").read()
-            try:
-                p = parse(b)
-                full_mesh(p)
-                p["referenced"] = referenced_of(b)
-                parse(p["referenced"])
-                extra = expected[key](p) if key in expected else None
-                if isinstance(extra, tuple):
-                    for e in extra:
-                        if isinstance(e, Bad):
-                            raise e
-                tiles = sum(1 for s in p["mesh"]["slots"] if s["kind"])
-                print(f"ok   {key}: {len(b)} bytes, {len(p['obstacles'])} obstacles, {len(p['volumes'])} volumes, "
-                      f"queue {p['queue']}, {tiles} tiles in {p['mesh']['slot_count']} slots"
-                      + (f", {extra} offsets of cases.py confirmed" if isinstance(extra, int) else ""))
-            except (Bad, KeyError, struct.error) as e:
-                print(f"FAIL {key}: {e}")
-                bad += 1
-    for key in sorted(set(expected) - seen):
+    parsed = {}
+    # Full goldens first: each Referenced golden is checked against its Full counterpart.
+    order = sorted(goldens, key=lambda k: (k in REFERENCED_OF, k))
+    for key in order:
+        b = goldens[key]
+        try:
+            p = parse(b)
+            p["mesh_bytes"] = b[p["fields"]["mesh"]:]
+            tiles = sum(1 for s in p["mesh"]["slots"] if s["kind"])
+            if key in REFERENCED_OF:
+                referenced_mesh(p)
+                full = parsed.get(REFERENCED_OF[key])
+                if full is None:
+                    raise Bad(f"its Full counterpart {REFERENCED_OF[key]} is missing or failed")
+                n = check_referenced(p, full, b, goldens[REFERENCED_OF[key]])
+                print(f"ok   {key}: {len(b)} bytes, Referenced, {n} tiles named by content id; the lists, "
+                      f"queue, generations, edits and switches of {REFERENCED_OF[key]}, and its derived "
+                      f"Referenced form byte for byte")
+                continue
+            full_mesh(p)
+            p["referenced"] = referenced_of(b)
+            parse(p["referenced"])
+            extra = expected[key](p) if key in expected else None
+            if isinstance(extra, tuple):
+                for e in extra:
+                    if isinstance(e, Bad):
+                        raise e
+            parsed[key] = p
+            print(f"ok   {key}: {len(b)} bytes, {len(p['obstacles'])} obstacles, {len(p['volumes'])} volumes, "
+                  f"queue {p['queue']}, {tiles} tiles in {p['mesh']['slot_count']} slots"
+                  + (f", {extra} offsets of cases.py confirmed" if isinstance(extra, int) else ""))
+        except (Bad, KeyError, struct.error) as e:
+            print(f"FAIL {key}: {e}")
+            bad += 1
+    for key in sorted((set(expected) | set(REFERENCED_OF)) - set(goldens)):
         print(f"FAIL {key}: no golden")
         bad += 1
     return 1 if bad else 0

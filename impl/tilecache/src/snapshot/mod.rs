@@ -109,8 +109,13 @@ fn merge<K: Ord, T>(
 ) {
     if s.kept == 0 {
         map.clear();
-    } else if let Some(next) = s.last_kept.checked_add(1) {
-        drop(map.split_off(&key(next)));
+    } else {
+        // The entries after the last kept one, taken from the back (`split_off` would
+        // allocate new nodes for them on every restore).
+        let last = key(s.last_kept);
+        while map.last_key_value().is_some_and(|(k, _)| *k > last) {
+            map.pop_last();
+        }
     }
     for (id, value, _) in s.new {
         let t = touch(&value);

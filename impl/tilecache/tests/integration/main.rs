@@ -1,7 +1,9 @@
 //! Integration tests of onav-tilecache (one binary).
 
 mod cache;
+mod clones;
 mod drain;
+mod failures;
 mod fuzz_replay;
 mod kit;
 mod platform_hashes;
