@@ -12,7 +12,13 @@ It shares no code with the harness or the builder. For every golden tile of
 3. its settings digest (tile offset 40) equals the one recomputed here from the scenario's OBJ
    text and settings fields by `build3d.md` B4-B6 (OBJ, canonical triangles, geometry digest),
    B8 (settings encoding) and B11 (the digest), and its origin is the geometry's bmin (B7, B12);
-4. for the demo meshes, SHA-256 over the content ids (SHA-256 of each tile) in build order equals
+4. every query-answer golden of a build3d case (a query on the mesh file of the build before it)
+   decodes by the ONQA layout of `conformance.md` section 3 (scenarios/query/tools/check_answers.py's
+   decoder, written from that table), every reply key the case lists (derived by hand in its notes)
+   equals the decoded value (references packed by R1, floats bitwise), and every reference is a
+   current one of that build's mesh: the tiles added in order (section 1.13) sit in slots 0, 1, ...
+   at generation 1, and a polygon index is below the G + L of the golden tile in its slot;
+5. for the demo meshes, SHA-256 over the content ids (SHA-256 of each tile) in build order equals
    the value `impl/build3d/tests/integration/platform_hashes.rs` pins (checked there on x86_64,
    s390x and i686).
 
@@ -30,6 +36,9 @@ import struct
 import sys
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "query", "tools"))
+import check_answers  # noqa: E402  (the ONQA decoder of conformance section 3)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SCEN = os.path.join(ROOT, "scenarios", "build3d")
@@ -217,6 +226,54 @@ def goldens_of(path):
     return out
 
 
+QUERIES = {"find_nearest_poly": 1, "find_path": 2, "find_straight_path": 3, "raycast": 4}
+
+
+def answers_of(path):
+    """(label, op, expected reply keys, build golden label, build tile positions) for every
+    query-answer golden the scenario declares; the query runs on the last build's mesh."""
+    sc = yaml.safe_load(open(path, "rb"))
+    out, build, prev = [], None, None
+    for st in sc["steps"]:
+        (kind, a), = st.items()
+        if kind == "expect" and prev == "build" and "tiles" in a:
+            build = (a.get("golden"), [tuple(p) for p in a["tiles"]])
+        elif kind == "expect" and "golden" in a and prev in QUERIES:
+            out.append((a["golden"], QUERIES[prev], a.get("query") or {}) + build)
+        prev = kind
+    return out
+
+
+def check_answer(case, label, op, want, build_label, positions):
+    """Section 4 of the docstring: decode, hand-derived keys, current references."""
+    b = open(os.path.join(ROOT, "golden", "bytes", case, label + ".bin"), "rb").read()
+    got_op, a = check_answers.decode(b)
+    assert got_op == check_answers.OPS[op], (case, label, got_op, op)
+    packed = lambda r: (lambda g, s, p: (g << 40) | (s << 20) | p)(*(int(x) for x in r.split(":")))
+    for k, w in want.items():
+        if k in ("corridor", "visited"):
+            assert a[k] == [packed(x) for x in w], (case, label, k, a[k], w)
+        elif k == "poly":
+            assert a[k] == packed(w), (case, label, k, a[k], w)
+        elif k in ("cost", "t"):
+            assert struct.pack("<d", a[k]) == struct.pack("<d", float(w)), (case, label, k, a[k], w)
+        elif k in ("status", "stop"):
+            assert a[k] == w, (case, label, k, a[k], w)
+        else:
+            raise AssertionError(f"{case}/{label}: key {k} has no check here")
+    assert build_label is not None, (case, label, "the build before the query has no golden")
+    tiles = [decode_tile(open(os.path.join(ROOT, "golden", "bytes", case,
+                                           f"{build_label}-c{c}-r{r}-l{l}.bin"), "rb").read())
+             for (c, r, l) in positions]
+    refs = ([a["poly"]] if "poly" in a else []) + a.get("corridor", []) + a.get("visited", [])
+    refs += [p["poly"] for p in a.get("points", [])]
+    for r in refs:
+        g, s, p = r >> 40, (r >> 20) & 0xFFFFF, r & 0xFFFFF
+        assert g == 1 and s < len(tiles) and p < len(tiles[s]["polys"]) + tiles[s]["links"], \
+            (case, label, f"reference {r:#x} is not current")
+    return len(want)
+
+
 def main():
     manifest = {}
     for line in open(os.path.join(ROOT, "golden", "manifest.tsv")):
@@ -228,6 +285,14 @@ def main():
         if not fn.endswith(".yaml"):
             continue
         case = "build3d/" + fn[:-5]
+        for label, op, want, build_label, positions in answers_of(os.path.join(SCEN, fn)):
+            key = f"{case}/{label}"
+            seen.add(key)
+            b = open(os.path.join(ROOT, "golden", "bytes", key + ".bin"), "rb").read()
+            assert (len(b), hashlib.sha256(b).hexdigest()) == manifest[key], key
+            n = check_answer(case, label, op, want, build_label, positions)
+            print(f"{key}: query answer decoded (ONQA), {n} hand-derived reply values equal, "
+                  f"references current in {build_label}'s tiles")
         for label, (obj, st), positions in goldens_of(os.path.join(SCEN, fn)):
             tris = canonical(obj_triangles(obj))
             want = hashlib.sha256(settings_encoding(st) + u32(1) + geometry_digest(tris)).digest()
