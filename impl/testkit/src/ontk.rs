@@ -124,6 +124,17 @@ pub fn cache_fixture() -> &'static CacheFixture {
     })
 }
 
+/// The x–z square of half side `h` centred on (x, z), corners from (x − h, z − h) with x growing
+/// first: the footprint of the test volumes.
+pub fn square(x: f64, z: f64, h: f64) -> Vec<[f64; 2]> {
+    vec![
+        [x - h, z - h],
+        [x + h, z - h],
+        [x + h, z + h],
+        [x - h, z + h],
+    ]
+}
+
 /// The operations that make the busy cache.
 fn busy_ops(c: &mut TileCache) {
     let add = |c: &mut TileCache, o: Result<Obstacle, _>| {
@@ -136,14 +147,6 @@ fn busy_ops(c: &mut TileCache) {
         Obstacle::oriented_box([18.0, 0.5, 6.0], [2.0, 1.0, 0.5], 0.7),
     );
     add(c, Obstacle::cylinder([500.0, 0.0, 500.0], 1.0, 2.0));
-    let square = |x: f64, z: f64, h: f64| {
-        vec![
-            [x - h, z - h],
-            [x + h, z - h],
-            [x + h, z + h],
-            [x - h, z + h],
-        ]
-    };
     c.add_volume(Volume::new(5, -1.0, 1.0, square(8.0, 4.0, 2.0)).expect("volume"))
         .expect("room");
     let v = c

@@ -4,6 +4,7 @@
 
 use onav::SnapshotMode;
 use onav_build3d::{build, Settings, VolumeSpec};
+use onav_testkit::ontk::square;
 use onav_tilecache::{Obstacle, ObstacleShape, TileCache};
 use proptest::prelude::*;
 
@@ -324,14 +325,6 @@ fn the_generator_makes_every_kind_of_shape() {
 #[test]
 fn rebuilt_cells_equal_their_from_scratch_build() {
     let mut spec = small_spec(false);
-    let square = |x: f64, z: f64, h: f64| {
-        vec![
-            [x - h, z - h],
-            [x + h, z - h],
-            [x + h, z + h],
-            [x - h, z + h],
-        ]
-    };
     spec.volumes.push(VolumeSpec {
         area: 0,
         min_y: -1.0,
