@@ -44,17 +44,18 @@ pub fn op_code(op: &str) -> Option<u8> {
     }
 }
 
-struct Out(Vec<u8>);
+/// The encoder: the project's one byte writer plus the reply-reading helpers.
+struct Out(onav::bytes::Writer);
 
 impl Out {
     fn u8(&mut self, v: u8) {
-        self.0.push(v);
+        self.0.u8(v);
     }
     fn u32(&mut self, key: &str, v: usize) -> Result<(), AnswerError> {
         let Ok(v) = u32::try_from(v) else {
             return bad(key, "has more than 2^32 - 1 elements");
         };
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.0.u32(v);
         Ok(())
     }
     fn f64(&mut self, key: &str, v: &Value) -> Result<(), AnswerError> {
@@ -62,7 +63,7 @@ impl Out {
             return bad(key, "is not a number");
         };
         let bits = if x.is_nan() { NAN_BITS } else { x.to_bits() };
-        self.0.extend_from_slice(&bits.to_le_bytes());
+        self.0.bytes(&bits.to_le_bytes());
         Ok(())
     }
     fn vec3(&mut self, key: &str, v: &Value) -> Result<(), AnswerError> {
@@ -79,7 +80,7 @@ impl Out {
             .and_then(|h| u64::from_str_radix(h, 16).ok());
         match raw {
             Some(r) => {
-                self.0.extend_from_slice(&r.to_le_bytes());
+                self.0.bytes(&r.to_le_bytes());
                 Ok(())
             }
             None => bad(key, "is not a reference \"0x…\""),
@@ -120,9 +121,9 @@ pub fn encode(op: &str, reply: &Map<String, Value>) -> Result<Vec<u8>, AnswerErr
     };
     let null = Value::Null;
     let get = |k: &str| reply.get(k).unwrap_or(&null);
-    let mut o = Out(Vec::with_capacity(64));
-    o.0.extend_from_slice(MAGIC);
-    o.0.extend_from_slice(&VERSION.to_le_bytes());
+    let mut o = Out(onav::bytes::Writer::with_capacity(64));
+    o.0.bytes(MAGIC);
+    o.0.u16(VERSION);
     o.u8(code);
     o.u8(0);
     match code {
@@ -173,7 +174,7 @@ pub fn encode(op: &str, reply: &Map<String, Value>) -> Result<Vec<u8>, AnswerErr
                 Some(e) => match e.as_u64().and_then(|e| u32::try_from(e).ok()) {
                     Some(e) => {
                         o.u8(1);
-                        o.0.extend_from_slice(&e.to_le_bytes());
+                        o.0.u32(e);
                     }
                     None => return bad("edge", "is not a u32"),
                 },
@@ -189,7 +190,7 @@ pub fn encode(op: &str, reply: &Map<String, Value>) -> Result<Vec<u8>, AnswerErr
             o.references("visited", get("visited"))?;
         }
     }
-    Ok(o.0)
+    Ok(o.0.into_inner())
 }
 
 struct In<'a> {
