@@ -125,8 +125,6 @@ fn check(
                 as_is: !seen.inline,
                 ..change
             });
-        } else {
-            sc.starts.truncate(change.starts);
         }
     }
     if pos != bytes.len() {
@@ -173,10 +171,15 @@ fn walk_built(
 ) -> Option<usize> {
     let mine = ch.bytes();
     let mut p = start;
+    // Where each record starts, from the first: kept (in `sc.starts`) only if a slot changes.
+    let mut starts = [0u32; CHUNK_SLOTS];
+    let changed_from = sc.slots.len();
     for (k, (slot, w)) in slots.iter().zip(ch.starts().windows(2)).enumerate() {
         // A chunk's records take at most u32::MAX bytes (see `Chunk`), so do these: they are
         // walked only while they equal its own but for edits and switches.
-        sc.starts.push((p - start) as u32);
+        if let Some(s) = starts.get_mut(k) {
+            *s = (p - start) as u32;
+        }
         let m = mine.get(w[0] as usize..w[1] as usize)?;
         let kind = *bytes.get(p + 4)?;
         let Some(head) = m.first_chunk::<REFERENCED_STATE_AT>() else {
@@ -227,6 +230,9 @@ fn walk_built(
         *state_bytes = *state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
         sc.slots.push((first + k, at, end));
         p = end;
+    }
+    if sc.slots.len() > changed_from {
+        sc.starts.extend_from_slice(starts.get(..slots.len())?);
     }
     Some(p)
 }
