@@ -441,7 +441,9 @@ fn padding_marks_rebuild_to_the_from_scratch_tiles() {
                     let ids = |v: Vec<onav::NavTile>| -> Vec<_> {
                         v.iter().map(|t| t.content_id()).collect()
                     };
-                    let got = ids(plan.rebuild(&cached, &[m.clone()]).expect("rebuild"));
+                    let got = ids(plan
+                        .rebuild(&cached, std::slice::from_ref(&m))
+                        .expect("rebuild"));
                     let want = ids(plan.finish(&im, &[m]).expect("finish"));
                     kept += usize::from(got == ids(cached.tiles().to_vec()));
                     assert_eq!(got, want, "radius {radius}, cell {cell:?}, column/row {t}");
