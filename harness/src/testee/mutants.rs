@@ -105,6 +105,10 @@ pub enum Rule {
     /// A reference of generation 0 given to `find_path` or `raycast` is `InvalidInput` (the
     /// reference testee's old answer; §1.3 says `InvalidRef`).
     GenerationZeroInvalidInput,
+    /// A tile nested in a mesh file (`tile[i].length`, M7/M8) or an inline snapshot slot
+    /// (`slot[i].tile_length`, S9) is delimited by its own counts (navmesh-format.md §3.2's
+    /// length formula), not by its length prefix, and reading goes on after it.
+    NestedTileIgnoresLength,
 }
 
 /// Every rule mutant: its name, what it breaks, and the cases that must catch it.
@@ -256,6 +260,14 @@ pub const RULE_MUTANTS: &[(Rule, &str, &[&str])] = &[
         Rule::GenerationZeroInvalidInput,
         "generation-zero-invalid-input",
         &["query/n_path-generation-zero-start"],
+    ),
+    (
+        Rule::NestedTileIgnoresLength,
+        "nested-tile-ignores-length",
+        &[
+            "meshfile/n_tile-trailing-byte",
+            "snapshot/n_inline-tile-trailing-byte",
+        ],
     ),
 ];
 
@@ -719,6 +731,14 @@ impl<B: Backend> Mutant<B> {
                     return Ok(format_rejection("params.tile_size", 32));
                 }
             }
+            (
+                Rule::NestedTileIgnoresLength,
+                Request::Restore { .. } | Request::RestoreInto { .. } | Request::ReadMesh { .. },
+            ) => {
+                if let Some(req) = lengths_from_counts(req) {
+                    return self.inner.call(&req);
+                }
+            }
             (Rule::Area63Rejected, Request::SetPolyArea { area: 63, .. }) => {
                 return Ok(mesh_rejection("area_out_of_range"));
             }
@@ -812,6 +832,65 @@ fn nested_base(req: &Request, field: &str) -> Option<u64> {
     decode(&bytes)
         .field(&format!("{tile}.magic"))
         .map(|f| f.offset)
+}
+
+/// The request with each nested tile's length prefix (`tile[i].length` of a mesh file,
+/// `slot[i].tile_length` of a snapshot) replaced by the length the tile's own counts give
+/// (navmesh-format.md §3.2: 132 + 24·V + 71·G + 67·L + 24·DV + 4·DT), where they differ and the
+/// counts lie in the input: the reference then reads the input as a port would that takes a
+/// nested tile's extent from its counts and reads on after it. `None` when no prefix changes.
+fn lengths_from_counts(req: &Request) -> Option<Request> {
+    let (Request::Restore { bytes, .. }
+    | Request::RestoreInto { bytes, .. }
+    | Request::ReadMesh { bytes }) = req
+    else {
+        return None;
+    };
+    let mut b = wire::unb64("bytes", bytes).ok()?;
+    let prefixes: Vec<u64> = decode(&b)
+        .fields
+        .iter()
+        .filter(|f| {
+            f.path.ends_with(".tile_length")
+                || (f.path.starts_with("tile[") && f.path.ends_with("].length"))
+        })
+        .map(|f| f.offset)
+        .collect();
+    let mut changed = false;
+    for at in prefixes {
+        let at = usize::try_from(at).ok()?;
+        let u32_at = |b: &[u8], i: usize| -> Option<u64> {
+            Some(u64::from(u32::from_le_bytes(
+                b.get(i..i + 4)?.try_into().ok()?,
+            )))
+        };
+        let counts = at + 4 + 108;
+        let n: Option<Vec<u64>> = (0..5).map(|k| u32_at(&b, counts + 4 * k)).collect();
+        let Some([v, g, l, dv, dt]) = n.as_deref().map(|n| [n[0], n[1], n[2], n[3], n[4]]) else {
+            continue;
+        };
+        let own = 132 + 24 * v + 71 * g + 67 * l + 24 * dv + 4 * dt;
+        let Ok(own32) = u32::try_from(own) else {
+            continue;
+        };
+        if u32_at(&b, at) != Some(own) {
+            b[at..at + 4].copy_from_slice(&own32.to_le_bytes());
+            changed = true;
+        }
+    }
+    let bytes = wire::b64(&b);
+    changed.then(|| match req {
+        Request::Restore { library, .. } => Request::Restore {
+            bytes,
+            library: library.clone(),
+        },
+        Request::RestoreInto { mesh, library, .. } => Request::RestoreInto {
+            mesh: mesh.clone(),
+            bytes,
+            library: library.clone(),
+        },
+        _ => Request::ReadMesh { bytes },
+    })
 }
 
 /// One link of a `get_poly` reply, rewritten by a link mutant.

@@ -11,6 +11,14 @@ an answer holds must be a current one of that replayed state. Keys a case does n
 continue cases list none: their answers must equal those of the twin that never left, S26) are
 checked by the layout and that property only, and are printed.
 
+Then, for every query step with the default filter and pool (no `filter`, `max_nodes`), the
+answer is derived again by query_model.py, an independent model of spec/queries.md: the whole
+find_nearest_poly answer by brute force (Q1-Q3); a raycast's stop, t, edge, normal and cost walked
+along the polygons it visited, each step through the edge §6.1 picks and its neighbour code,
+ending on a wall or the end; a complete path's cost along its corridor (P0/P2), each step over
+an edge or off-mesh link that exists. The golden must equal the model on every such key, and the
+case must list each of them (so the values it states are checked by the model, not copied).
+
     scenarios/query/tools/check_answers.py     check every query-answer golden
 """
 import glob
@@ -22,6 +30,7 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "snapshot", "tools"))
 import replay  # noqa: E402
+import query_model  # noqa: E402
 
 OPS = {1: "find_nearest_poly", 2: "find_path", 3: "find_straight_path", 4: "raycast"}
 STATUS = ["complete", "partial", "out_of_nodes"]
@@ -124,6 +133,35 @@ def check_refs(a, rp):
         assert g == slots[s]["gen"] and p < gc + lc, f"reference {r:#x} is not current"
 
 
+MODEL_ARGS = {"mesh", "center", "half_extents", "start", "end", "start_pos", "end_pos", "costs"}
+
+
+def model_check(op, args, a, listed, rp):
+    """query_model's answer for a default-filter step; the keys it derives must equal the golden
+    and be listed by the case. Returns how many keys it derived."""
+    if op not in ("find_nearest_poly", "raycast", "find_path") or not set(args) <= MODEL_ARGS:
+        return 0
+    tiles = query_model.state(rp.meshes[rp.mesh].slots)
+    f3 = lambda v: [replay.exact(x) for x in v]  # noqa: E731
+    if op == "find_nearest_poly":
+        m = query_model.nearest(tiles, f3(args["center"]), f3(args["half_extents"]))
+    elif op == "raycast":
+        costs = replay.boolean(args.get("costs", "false"))
+        m = query_model.raycast(tiles, rp.raw(args["start"]), a["visited"], f3(args["start_pos"]), f3(args["end_pos"]), costs, [1.0] * 64)
+        del m["visited"]
+    elif a["status"] == "complete":
+        m = dict(cost=query_model.corridor_cost(tiles, a["corridor"], f3(args["start_pos"]), f3(args["end_pos"]), [1.0] * 64))
+    else:
+        return 0
+    for k, w in m.items():
+        assert k in a, f"the model gives {k}, the answer has none"
+        same = struct.pack("<3d", *a[k]) == struct.pack("<3d", *w) if k in ("point", "normal") else \
+            (struct.pack("<d", a[k]) == struct.pack("<d", w) if isinstance(w, float) else a[k] == w)
+        assert same, f"{k} is {a[k]}, the independent model gives {w}"
+        assert k in listed, f"{k} (the model gives {w}) is not listed by the case"
+    return len(m)
+
+
 def cases():
     """The cases with query-answer goldens: query/'s y_ cases and the continue cases of snapshot/."""
     files = sorted(glob.glob(os.path.join(replay.ROOT, "scenarios", "query", "y_*.yaml")))
@@ -131,11 +169,11 @@ def cases():
 
 
 def main():
-    n = bad = keys = 0
+    n = bad = keys = modelled = 0
     unchecked = []
 
-    def judge(cid, op, e, rp):
-        nonlocal n, bad, keys
+    def judge(cid, op, e, rp, args):
+        nonlocal n, bad, keys, modelled
         path = os.path.join(replay.ROOT, "golden", "bytes", cid, e["golden"] + ".bin")
         n += 1
         try:
@@ -146,8 +184,9 @@ def main():
                 keys += 1
                 assert k in a, f"{k} missing"
                 assert compare(k, a[k], w, rp), f"{k} is {a[k]}, the case expects {w}"
+            modelled += model_check(op, args, a, e.get("query") or {}, rp)
             unchecked.extend(f"{cid}/{e['golden']}.{k}" for k in a if k not in (e.get("query") or {}))
-        except (AssertionError, OSError, struct.error, KeyError, IndexError) as x:
+        except (AssertionError, ZeroDivisionError, OSError, struct.error, KeyError, IndexError) as x:
             bad += 1
             print(f"DIFFERS {cid}/{e['golden']}: {x}")
 
@@ -165,7 +204,8 @@ def main():
                     if ok == "expect":
                         if "golden" in ov and next(iter(ops[j - 1])) in replay.OPS_QUERY:
                             rp.mesh = a
-                            judge(d["id"], next(iter(ops[j - 1])), ov, rp)
+                            q = next(iter(ops[j - 1]))
+                            judge(d["id"], q, ov, rp, ops[j - 1][q])
                         continue
                     if ok not in replay.PASSIVE:
                         rp.op(ok, ov, b)
@@ -181,7 +221,7 @@ def main():
             if op not in replay.OPS_QUERY:
                 continue
             rp.mesh = steps[i - 1][op]["mesh"]
-            judge(d["id"], op, e, rp)
+            judge(d["id"], op, e, rp, steps[i - 1][op])
     # The two continue cases restore one state, from a Full and from a Referenced snapshot, and
     # apply the same ops (S23, S26): their answers must be equal label by label.
     pair = [os.path.join(replay.ROOT, "golden", "bytes", "snapshot", c) for c in ("y_continue-full", "y_continue-referenced")]
@@ -193,7 +233,8 @@ def main():
     if unchecked:
         print(f"hashed but not listed by their case (checked by the layout only): {', '.join(unchecked)}")
     print(f"{n - bad} of {n} query-answer goldens decode by the ONQA layout and agree with the "
-          f"{keys} hand-derived reply values of their cases")
+          f"{keys} hand-derived reply values of their cases; {modelled} values equal the independent "
+          f"model's")
     sys.exit(1 if bad else 0)
 
 
