@@ -198,27 +198,27 @@ steps:
     return "n_limit-spans-per-tile", body, total
 
 
+def write_or_check(name, body, check):
+    """Writes the case file, or with --check returns 1 when the committed file differs."""
+    path = HERE / f"{name}.yaml"
+    if not check:
+        path.write_text(body)
+        return 0
+    if path.exists() and path.read_text() == body:
+        return 0
+    print(f"  {path} differs from what this tool writes")
+    return 1
+
+
 def main():
     check = "--check" in sys.argv
     bad = 0
     for name, body, (verts, polys, tris) in cases():
-        path = HERE / f"{name}.yaml"
         print(f"{name}: vertices {verts}, polygons {polys}, detail triangles {tris}")
-        if check:
-            if not path.exists() or path.read_text() != body:
-                print(f"  {path} differs from what this tool writes")
-                bad += 1
-        else:
-            path.write_text(body)
+        bad += write_or_check(name, body, check)
     name, body, total = spans_case()
-    path = HERE / f"{name}.yaml"
     print(f"{name}: raw spans of tile cell (0, 0) {total} = L9 + {total - L9}")
-    if check:
-        if not path.exists() or path.read_text() != body:
-            print(f"  {path} differs from what this tool writes")
-            bad += 1
-    else:
-        path.write_text(body)
+    bad += write_or_check(name, body, check)
     sys.exit(1 if bad else 0)
 
 
