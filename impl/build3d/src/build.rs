@@ -273,6 +273,9 @@ impl Plan {
         let Some(first) = area.iter().zip(&cached.eroded).position(|(a, b)| a != b) else {
             return Ok(cached.tiles.clone());
         };
+        if only_far_padding(chf, &area[first..], &cached.eroded[first..], first) {
+            return Ok(cached.tiles.clone());
+        }
         // The window row of the first span whose eroded area differs: the regions' sweep of
         // the rows below it is the one without marks.
         let z0 = chf.col[first] as usize / size;
@@ -448,6 +451,34 @@ impl Plan {
         }
         Ok(out)
     }
+}
+
+/// Whether every span whose eroded area differs (`area[k] != eroded[k]` is span `from + k`)
+/// lies in a column of the padding at least two columns away from the tile's interior (outside
+/// the interior widened by one column on every side). Then the tiles are those of `eroded`:
+/// - the regions (§10) of interior spans read only areas and regions of interior spans and
+///   of the spans linked to them or in the four neighbour columns (the sweep, `analyse`), all
+///   within one column of the interior; padding spans only get 0 or `BORDER`, which no later
+///   stage tells apart except across a link from an interior span (below). So every interior
+///   span keeps its region, and the count is the same;
+/// - layers (§11), contours (§12) and the areas of the polygons read, besides heights and
+///   links (unchanged), the regions and areas of interior spans and of the spans linked to
+///   them, which are the same; the polygon and detail stages (§13–§14) read the contours,
+///   heights and which spans have an interior region. So every tile (and every error) is the
+///   same.
+fn only_far_padding(c: &Compact, area: &[u8], eroded: &[u8], from: usize) -> bool {
+    let (size, b) = (c.win.size, c.win.border);
+    // The interior widened by one column: [b − 1, size − b] on both axes (b ≥ 3, §3).
+    let (lo, hi) = (b.saturating_sub(1), size - b);
+    area.iter()
+        .zip(eroded)
+        .enumerate()
+        .filter(|(_, (a, e))| a != e)
+        .all(|(k, _)| {
+            let col = c.col[from + k] as usize;
+            let (x, z) = (col % size, col / size);
+            x < lo || x > hi || z < lo || z > hi
+        })
 }
 
 /// Builds every tile of `geometry` with `settings` (`spec/build3d.md`). Tile cells are built in

@@ -1,4 +1,4 @@
-//! Every cap of the builder, in one place (`spec/build3d.md` §11 "Limits"). A build that would
+//! Every cap of the builder, in one place (`spec/build3d.md` §16 "Limits"). A build that would
 //! pass a cap fails with [`crate::BuildError::Limit`] naming the tile (where there is one) and the
 //! cap; nothing is truncated. The caps that are the tile format's own (L7, L13–L17) are taken
 //! from onav's `limits` (through `output`), so each has one home.
@@ -38,12 +38,17 @@ pub const MAX_WINDOW_CELLS: u64 = 1 << 31;
 /// most 2^26 window cells (about 20 000 tiles of the demo settings), and a few triangles over
 /// a vast area fail fast instead of building thousands of empty tiles.
 pub const MAX_WINDOW_CELLS_PER_TRIANGLE: u64 = 1 << 26;
-/// Most raw spans one tile may rasterize (§5, L9).
+/// Most raw spans one tile cell may rasterize (§5 B19, L9): counted over the whole cell before
+/// any is stored (16 bytes each), by a rasterization that stores nothing when the cheap bound of
+/// the triangles' cell ranges exceeds it, so a cell over it fails in bounded memory.
 pub const MAX_SPANS_PER_TILE: u64 = 1 << 28;
 /// Most walkable spans in one column of a tile's compact heightfield (§7, L10): neighbour
 /// indices are 16 bits.
 pub const MAX_SPANS_PER_COLUMN: u32 = 65_535;
-/// Most regions of one tile (§10, L11).
+/// Most regions of one tile cell (§10 B28, L11), counted as the sweep numbers them. Not a type
+/// bound (region ids are `u32`): a bound of one tile's work. Not lowered, because the format's
+/// caps are per tile-layer and one cell has up to 256 layers, so a lower cap would refuse tiles
+/// that build (§16.1 L11).
 pub const MAX_REGIONS: u64 = 1 << 24;
 /// Most layers of one tile cell (§11, L12): a layer number is at most 255
 /// (`spec/navmesh-format.md` T4).

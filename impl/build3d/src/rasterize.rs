@@ -280,7 +280,7 @@ impl Slab {
     }
 
     /// `strip(t, w, lo, lo + 1)` exactly as [`strip`] emits it, in the same order.
-    #[inline]
+    #[inline(always)]
     fn cut(&mut self, t: &[[f64; 3]; 3], lo: f64) {
         let hi = lo + 1.0;
         self.n = 0;
@@ -320,6 +320,8 @@ impl Slab {
 
 /// The crossings and vertices of the columns i0 ..= i1 of a slab with points (u, v) (at least
 /// three), into `acc` (entries 0 ..= i1 − i0 + 1 of `lines`, 0 ..= i1 − i0 of `verts`).
+/// Inlined into both passes of [`raster`] (storing and counting), as it was into the one pass.
+#[inline(always)]
 fn columns(u: &[f64], v: &[f64], i0: i64, i1: i64, acc: &mut Columns) {
     let n = (i1 - i0 + 1) as usize;
     if acc.lines.len() < n + 1 {
@@ -405,7 +407,113 @@ thread_local! {
 /// The largest raw-span buffer (in spans, 16 bytes each) a worker keeps for its next tile.
 const KEEP_RAW: usize = 1 << 20;
 
-/// Rasterizes the listed triangles into the window and merges the spans (§5).
+/// Where the rasterization loop puts the raw spans it finds: stored for the merge, or only
+/// counted (L9's count, taken before anything is stored).
+trait Sink {
+    /// Records the raw span `s`.
+    fn push(&mut self, s: RawSpan);
+    /// Raw spans so far.
+    fn len(&self) -> usize;
+    /// The spans `before ..` were pushed for window row z, in ascending x.
+    fn row(&mut self, z: usize, before: usize);
+    /// One span pushed alone for cell (x, z).
+    fn one(&mut self, x: usize, z: usize);
+}
+
+/// Stores the raw spans and the rectangle of their columns.
+struct Store {
+    raw: Vec<RawSpan>,
+    occ: Occupied,
+}
+
+impl Sink for Store {
+    #[inline]
+    fn push(&mut self, s: RawSpan) {
+        self.raw.push(s);
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    #[inline]
+    fn row(&mut self, z: usize, before: usize) {
+        let raw = &self.raw;
+        if raw.len() > before {
+            let occ = &mut self.occ;
+            occ.x0 = occ.x0.min(usize::from(raw[before].x));
+            occ.x1 = occ.x1.max(usize::from(raw[raw.len() - 1].x) + 1);
+            occ.z0 = occ.z0.min(z);
+            occ.z1 = occ.z1.max(z + 1);
+        }
+    }
+
+    #[inline]
+    fn one(&mut self, x: usize, z: usize) {
+        let occ = &mut self.occ;
+        occ.x0 = occ.x0.min(x);
+        occ.x1 = occ.x1.max(x + 1);
+        occ.z0 = occ.z0.min(z);
+        occ.z1 = occ.z1.max(z + 1);
+    }
+}
+
+/// Counts the raw spans without storing them.
+struct Count(u64);
+
+impl Sink for Count {
+    #[inline]
+    fn push(&mut self, _: RawSpan) {
+        self.0 += 1;
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        // Only `row` reads it, and `Count::row` ignores it.
+        0
+    }
+
+    #[inline]
+    fn row(&mut self, _: usize, _: usize) {}
+
+    #[inline]
+    fn one(&mut self, _: usize, _: usize) {}
+}
+
+/// An upper bound of the raw spans of the listed triangles in the window: a triangle gives at
+/// most one raw span per cell of its cell range (B15) within the window (B18).
+fn span_bound(tris: &[GridTri], list: &[u32], win: Window) -> u64 {
+    let size = win.size as i64;
+    let clipped = |(lo, hi): (i64, i64), o: i64| {
+        let (lo, hi) = (lo.max(o), hi.min(o + size - 1));
+        if hi < lo {
+            0
+        } else {
+            (hi - lo + 1) as u64
+        }
+    };
+    list.iter()
+        .map(|&ti| {
+            let p = &tris[ti as usize].p;
+            clipped(cell_range(p, 0), win.x0) * clipped(cell_range(p, 2), win.z0)
+        })
+        .sum()
+}
+
+/// The raw spans of a tile cell: exactly the spans the rasterization of its triangles stores
+/// (L9 counts them, `spec/build3d.md` B19).
+#[cfg(test)]
+pub(crate) fn count_spans(tris: &[GridTri], list: &[u32], win: Window) -> u64 {
+    let mut count = Count(0);
+    raster(tris, list, win, &mut count);
+    count.0
+}
+
+/// Rasterizes the listed triangles into the window and merges the spans (§5). L9 is checked
+/// before any span is stored: when the bound of [`span_bound`] exceeds `max_spans`, the raw
+/// spans are first counted (the same rasterization, storing nothing), so a tile over the cap
+/// fails in memory independent of its span count.
 pub(crate) fn rasterize(
     tris: &[GridTri],
     list: &[u32],
@@ -414,17 +522,51 @@ pub(crate) fn rasterize(
     cell: TileCell,
     max_spans: u64,
 ) -> Result<Heightfield, BuildError> {
-    let size = win.size as i64;
+    // A triangle records at most one raw span per window column: when that coarser bound
+    // holds, the per-triangle one is not needed.
+    let cols = (win.size * win.size) as u64;
+    if (list.len() as u64).saturating_mul(cols) > max_spans
+        && span_bound(tris, list, win) > max_spans
+    {
+        let mut count = Count(0);
+        raster(tris, list, win, &mut count);
+        check(
+            Some(cell),
+            None,
+            LimitKind::SpansPerTile,
+            count.0,
+            max_spans,
+        )?;
+    }
     let mut raw = RAW.take();
     raw.clear();
+    let mut store = Store {
+        raw,
+        occ: Occupied {
+            x0: win.size,
+            z0: win.size,
+            x1: 0,
+            z1: 0,
+        },
+    };
+    raster(tris, list, win, &mut store);
+    let Store { raw, mut occ } = store;
+    if raw.is_empty() {
+        occ = Occupied::default();
+    }
+    let hf = merge(&raw, win, climb, occ);
+    if raw.capacity() <= KEEP_RAW {
+        RAW.set(raw);
+    }
+    Ok(hf)
+}
+
+/// The raw spans of the listed triangles in the window (B18), into `sink`.
+#[inline]
+fn raster<S: Sink>(tris: &[GridTri], list: &[u32], win: Window, sink: &mut S) {
+    let size = win.size as i64;
     let mut slab = Slab::EMPTY;
     let mut acc = Columns::default();
-    let mut occ = Occupied {
-        x0: win.size,
-        z0: win.size,
-        x1: 0,
-        z1: 0,
-    };
     for &ti in list {
         let t = &tris[ti as usize];
         let (j0, j1) = cell_range(&t.p, 2);
@@ -466,16 +608,13 @@ pub(crate) fn rasterize(
                     }
                 }
                 let x = (i0 - win.x0) as usize;
-                raw.push(span(x, z, vlo, vhi, t.area));
-                occ.x0 = occ.x0.min(x);
-                occ.x1 = occ.x1.max(x + 1);
-                occ.z0 = occ.z0.min(z);
-                occ.z1 = occ.z1.max(z + 1);
+                sink.push(span(x, z, vlo, vhi, t.area));
+                sink.one(x, z);
                 continue;
             }
             columns(us, vs, i0, i1, &mut acc);
             let n = (i1 - i0 + 1) as usize;
-            let before = raw.len();
+            let before = sink.len();
             let cells = acc.lines[..=n].windows(2).zip(&acc.verts[..n]);
             for ((lr, v), i) in cells.zip(i0..=i1) {
                 // The points of strip(slab, u, i, i + 1): crossings of the lines i and i + 1
@@ -486,32 +625,12 @@ pub(crate) fn rasterize(
                 }
                 let vlo = fmin(fmin(l.lo, r.lo), v.lo);
                 let vhi = fmax(fmax(l.hi, r.hi), v.hi);
-                raw.push(span((i - win.x0) as usize, z, vlo, vhi, t.area));
+                sink.push(span((i - win.x0) as usize, z, vlo, vhi, t.area));
             }
-            if raw.len() > before {
-                // Spans of one row are pushed in ascending x.
-                occ.x0 = occ.x0.min(usize::from(raw[before].x));
-                occ.x1 = occ.x1.max(usize::from(raw[raw.len() - 1].x) + 1);
-                occ.z0 = occ.z0.min(z);
-                occ.z1 = occ.z1.max(z + 1);
-            }
+            // Spans of one row are pushed in ascending x.
+            sink.row(z, before);
         }
-        check(
-            Some(cell),
-            None,
-            LimitKind::SpansPerTile,
-            raw.len() as u64,
-            max_spans,
-        )?;
     }
-    if raw.is_empty() {
-        occ = Occupied::default();
-    }
-    let hf = merge(&raw, win, climb, occ);
-    if raw.capacity() <= KEEP_RAW {
-        RAW.set(raw);
-    }
-    Ok(hf)
 }
 
 /// A raw span as one sortable key: smin in bits 33.., smax in bits 8..33, area in bits 0..8

@@ -246,6 +246,22 @@ fn walkable_threshold() {
 /// The spans of B18 computed literally: every slab by `strip` of the triangle, every cell by
 /// `strip` of the slab (the reference the fast path in `rasterize` must equal).
 fn reference(tris: &[GridTri], win: Window, climb: u32) -> Heightfield {
+    let raw = reference_raw(tris, win);
+    let occ = if raw.is_empty() {
+        Occupied::default()
+    } else {
+        Occupied {
+            x0: raw.iter().map(|s| usize::from(s.x)).min().unwrap(),
+            z0: raw.iter().map(|s| usize::from(s.z)).min().unwrap(),
+            x1: raw.iter().map(|s| usize::from(s.x)).max().unwrap() + 1,
+            z1: raw.iter().map(|s| usize::from(s.z)).max().unwrap() + 1,
+        }
+    };
+    merge(&raw, win, climb, occ)
+}
+
+/// The raw spans of B18, computed literally.
+fn reference_raw(tris: &[GridTri], win: Window) -> Vec<RawSpan> {
     let size = win.size as i64;
     let mut raw = Vec::new();
     for t in tris {
@@ -269,17 +285,7 @@ fn reference(tris: &[GridTri], win: Window, climb: u32) -> Heightfield {
             }
         }
     }
-    let occ = if raw.is_empty() {
-        Occupied::default()
-    } else {
-        Occupied {
-            x0: raw.iter().map(|s| usize::from(s.x)).min().unwrap(),
-            z0: raw.iter().map(|s| usize::from(s.z)).min().unwrap(),
-            x1: raw.iter().map(|s| usize::from(s.x)).max().unwrap() + 1,
-            z1: raw.iter().map(|s| usize::from(s.z)).max().unwrap() + 1,
-        }
-    };
-    merge(&raw, win, climb, occ)
+    raw
 }
 
 #[test]
@@ -334,6 +340,46 @@ proptest! {
         let list: Vec<u32> = (0..tris.len() as u32).collect();
         let w = Window { x0, z0, size: 9, border: 0 };
         let fast = rasterize(&tris, &list, w, 2, CELL, u64::MAX).unwrap();
-        prop_assert_eq!(fast, reference(&tris, w, 2));
+        prop_assert_eq!(&fast, &reference(&tris, w, 2));
+        // L9 (B19): the count is the literal spec's raw spans, within the bound; at the count
+        // the tile builds (the same heightfield), one below it fails naming the count.
+        let n = reference_raw(&tris, w).len() as u64;
+        prop_assert_eq!(count_spans(&tris, &list, w), n);
+        prop_assert!(span_bound(&tris, &list, w) >= n);
+        prop_assert_eq!(&rasterize(&tris, &list, w, 2, CELL, n).unwrap(), &fast);
+        if n > 0 {
+            let e = rasterize(&tris, &list, w, 2, CELL, n - 1).unwrap_err();
+            prop_assert_eq!(
+                e,
+                BuildError::tile_limit(CELL, None, LimitKind::SpansPerTile, n, n - 1)
+            );
+        }
+    }
+}
+
+#[test]
+fn raw_spans_of_a_quad_are_its_cells_and_its_diagonal_cells() {
+    // The count of `scenarios/build3d/tools/limit_cases.py` (L9's case): the quad [0, a] × [0, b]
+    // cut along its diagonal has a raw span in each of its a·b cells and a second one in each of
+    // the a + b − gcd(a, b) cells the diagonal crosses; a triangle inside one cell has one.
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    for (a, b) in [(1u64, 1u64), (3, 5), (8, 8), (12, 9), (24, 31), (40, 7)] {
+        let (x, z) = (a as f64, b as f64);
+        let tris = [
+            tri([[0.0, 0.0, 0.0], [0.0, 0.0, z], [x, 0.0, z]], 1),
+            tri([[0.0, 0.0, 0.0], [x, 0.0, z], [x, 0.0, 0.0]], 1),
+            tri([[0.25, 1.0, 0.25], [0.25, 1.0, 0.5], [0.5, 1.0, 0.5]], 1),
+        ];
+        // The window of tile cell (0, 0) of 40-cell tiles with border 3.
+        let w = Window::new(CELL, 40, 3);
+        let quad = count_spans(&tris, &[0, 1], w);
+        assert_eq!(quad, a * b + a + b - gcd(a, b), "{a} x {b}");
+        assert_eq!(count_spans(&tris, &[0, 1, 2], w), quad + 1);
     }
 }

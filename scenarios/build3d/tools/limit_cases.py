@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes (or checks, with --check) the build cases of the tile-layer limits L13, L14 and L17
-(spec/build3d.md §16.1): n_limit-vertices, n_limit-polygons and n_limit-detail-triangles.
+(spec/build3d.md §16.1): n_limit-vertices, n_limit-polygons and n_limit-detail-triangles, and
+the case of L9 (raw spans of one tile cell), n_limit-spans-per-tile (see spans_case).
 
 Each stacks F flat square floors of n x n cells (cells of 1 x 1 wu, 10 cells apart) and gives
 them a checkerboard of areas with one thin volume per odd diagonal i + j of cells (B25: a column
@@ -120,18 +121,104 @@ def cases():
     ]
 
 
+L9 = 1 << 28
+
+
+def rect_spans(a, b):
+    """Raw spans of the flat quad [0, a] x [0, b] (integer a, b in cells, cut by B4's fan into
+    the triangles on either side of its diagonal from (0, 0) to (a, b)): each triangle gives one
+    raw span per cell its interior meets (B18: a cell polygon of at least three points), so every
+    cell of the quad has one, and the a + b - gcd(a, b) cells the diagonal's interior crosses
+    have two; a cell the triangle touches only at a corner or along its side has at most two
+    points and none."""
+    from math import gcd
+    return a * b + a + b - gcd(a, b)
+
+
+SPAN_FLOORS = 255
+SPAN_RECT = (768, 1023)
+SPAN_TINY = 5
+
+
+def spans_case():
+    """L9: SPAN_FLOORS floors of 1024 x 1024 cells 1 cell apart, one quad of 768 x 1023 cells
+    and SPAN_TINY triangles each inside one cell, all in tile cell (0, 0): 2^28 + 1 raw spans."""
+    full = rect_spans(1024, 1024)
+    total = SPAN_FLOORS * full + rect_spans(*SPAN_RECT) + SPAN_TINY
+    a, b = SPAN_RECT
+    y = SPAN_FLOORS
+    tiny = "".join(
+        f"        v 0.25 {y + 1 + k} 0.25\n        v 0.25 {y + 1 + k} 0.5\n"
+        f"        v 0.5 {y + 1 + k} 0.5\n        f -3 -2 -1\n" for k in range(SPAN_TINY))
+    body = f"""schema: 1
+id: build3d/n_limit-spans-per-tile
+title: A tile cell rasterizing more than L9 = 2^28 raw spans fails the build, before storing them
+class: reject
+spec: [build3d.md#b19, build3d.md#l9]
+features: [build3d]
+notes: |
+  B19: more than L9 = 2^28 = {L9} raw spans in one tile cell fail the build. Cells of
+  1 x 1 wu, no radius (border 3), 1024-cell tiles. {SPAN_FLOORS} flat floors over
+  x, z in [0, 1024] at y = 0, 1, ..., {SPAN_FLOORS - 1} (the `repeat` form of the bytes step), each
+  two triangles: every one of the floor's 1024 x 1024 cells has a raw span, and the 1024 cells
+  its diagonal crosses two ({full} per floor, B18); a quad over [0, {a}] x [0, {b}] at
+  y = {y}: {a} x {b} + {a} + {b} - gcd = {rect_spans(a, b)}; {SPAN_TINY} triangles inside cell (0, 0)
+  above it, one raw span each. Total {SPAN_FLOORS} x {full} + {rect_spans(a, b)} + {SPAN_TINY} = {total}
+  = L9 + {total - L9} in tile cell (0, 0). The bound of B19 (each triangle's cell range within
+  the window) exceeds L9, so the spans are counted before any is stored and the build fails in
+  bounded memory. The neighbouring tile cells (-1 and 1 on either axis) see only a strip of
+  three columns, and the stacked floors, 1 cell apart, merge into one span per column (B19), so
+  they build and the first failing tile cell is (0, 0): cell[0,0].spans_per_tile.
+  Written by scenarios/build3d/tools/limit_cases.py.
+steps:
+  - bytes:
+      name: g
+      text: |
+        v 0 {y} 0
+        v 0 {y} {b}
+        v {a} {y} {b}
+        v {a} {y} 0
+        f -4 -3 -2 -1
+{tiny.rstrip()}
+      repeat:
+        text: |
+          v 0 0 0
+          v 0 0 1024
+          v 1024 0 1024
+          v 1024 0 0
+          f -4 -3 -2 -1
+        copies: {SPAN_FLOORS}
+        step: [0, 1, 0]
+  - settings: {{name: s, cell_size: 1, cell_height: 1, agent_height: 2, agent_climb: 0, agent_radius: 0, region_min_area: 0, region_merge_area: 0, detail_sample_dist: 0, tile_size: 1024}}
+  - build: {{obj: g, settings: s}}
+  - expect:
+      error: {{class: build, field: 'cell[0,0].spans_per_tile'}}
+"""
+    assert total == L9 + 1, total
+    return "n_limit-spans-per-tile", body, total
+
+
+def write_or_check(name, body, check):
+    """Writes the case file, or with --check returns 1 when the committed file differs."""
+    path = HERE / f"{name}.yaml"
+    if not check:
+        path.write_text(body)
+        return 0
+    if path.exists() and path.read_text() == body:
+        return 0
+    print(f"  {path} differs from what this tool writes")
+    return 1
+
+
 def main():
     check = "--check" in sys.argv
     bad = 0
     for name, body, (verts, polys, tris) in cases():
-        path = HERE / f"{name}.yaml"
         print(f"{name}: vertices {verts}, polygons {polys}, detail triangles {tris}")
-        if check:
-            if not path.exists() or path.read_text() != body:
-                print(f"  {path} differs from what this tool writes")
-                bad += 1
-        else:
-            path.write_text(body)
+        bad += write_or_check(name, body, check)
+    name, body, total = spans_case()
+    print(f"{name}: raw spans of tile cell (0, 0) {total} = L9 + {total - L9}")
+    bad += write_or_check(name, body, check)
     sys.exit(1 if bad else 0)
 
 

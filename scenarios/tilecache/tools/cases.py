@@ -178,7 +178,15 @@ def cases():
     c["n_obstacle-count"] = case(
         "n_obstacle-count", "An obstacle count above the bytes that remain over 13 is refused before allocating",
         ["tilecache.md#tc21"],
-        [([setv("obstacle_count", 4294967295)], "format", "obstacle_count", AT["obstacle_count"])])
+        [([setv("obstacle_count", 4294967295)], "format", "obstacle_count", AT["obstacle_count"]),
+         # 200 is within the seed's bound (5 789 bytes remain: 5 789 / 13 = 445) but above one by
+         # the smallest record (5 789 / 45 = 128): the count passes, five records are read, and
+         # the sixth, at the volume count, has id 2 below the last id 5 (TC23, checked when read).
+         ([setv("obstacle_count", 200)], "format", "obstacle[5].id", AT["volume_count"])],
+        "The second patch pins TC21's 13 bytes per record rather than the smallest record's 45: 200\n"
+        "is within 5 789 / 13 = 445 (the bytes after the count) but above 5 789 / 45 = 128, so the count\n"
+        "passes, the five records are read, and the sixth, at the volume count (285), has id 2, not\n"
+        "above the last id 5 (TC23). A reader bounding by 45 refuses at obstacle_count (16).\n")
     c["n_obstacle-shape"] = case(
         "n_obstacle-shape", "Obstacle records with an unknown shape code, or values a constructor rule refuses",
         ["tilecache.md#tc22", "tilecache.md#tc4"],
@@ -203,7 +211,16 @@ def cases():
     c["n_volume-count"] = case(
         "n_volume-count", "A volume count above the bytes that remain over 41 is refused before allocating",
         ["tilecache.md#tc24"],
-        [([setv("volume_count", 4294967295)], "format", "volume_count", AT["volume_count"])])
+        [([setv("volume_count", 4294967295)], "format", "volume_count", AT["volume_count"]),
+         # 100 is within the seed's bound (5 520 bytes remain: 5 520 / 41 = 134) but above one by
+         # the smallest record (5 520 / 73 = 75): the count passes, two records are read, and the
+         # third, at the queue length, has id 2 (the queue length), not above the last id 2 (TC26,
+         # checked when read).
+         ([setv("volume_count", 100)], "format", "volume[2].id", AT["queue_length"])],
+        "The second patch pins TC24's 41 bytes per record rather than the smallest record's 73: 100\n"
+        "is within 5 520 / 41 = 134 (the bytes after the count) but above 5 520 / 73 = 75, so the count\n"
+        "passes, the two records are read, and the third, at the queue length (467), has id 2, not\n"
+        "above the last id 2 (TC26). A reader bounding by 73 refuses at volume_count (285).\n")
     c["n_volume-records"] = case(
         "n_volume-records", "Volume records refused by the constructor rules (area, y range, corner count, corners)",
         ["tilecache.md#tc25", "tilecache.md#tc5"],

@@ -21,7 +21,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..", "..")
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "scenarios", "build3d", "tools"))
 import cases  # noqa: E402
+import check_goldens as b3d  # noqa: E402  (the tile layout and build3d's tile checks)
 
 SHAPES = {1: ("cylinder", 5), 2: ("box", 6), 3: ("oriented_box", 7)}
 # The cached cells of the suite's floor (TC1, B15): columns and rows -1 ..= 3.
@@ -323,7 +325,60 @@ REFERENCED_OF = {
     "y_busy-snapshot/busy-referenced": "y_busy-snapshot/busy-full",
     "y_obstacles-every-shape/queued-referenced": "y_obstacles-every-shape/queued-full",
     "y_restore-and-continue/end-referenced": "y_restore-and-continue/end-full",
+    "y_restore-and-continue/s0-referenced": "y_restore-and-continue/s0-full",
+    "y_restore-and-continue/d0-referenced": "y_restore-and-continue/d0-full",
+    "y_restore-and-continue/x-referenced": "y_restore-and-continue/x-full",
 }
+# y_restore-and-continue's first continue, from the busy state (ids 1-5, volumes 1-2): a cylinder
+# added (id 6), obstacle 2 removed (9 is unknown: refused, no change), volume 1 removed, drained.
+X_OBSTACLES = [(i + 1, n, v) for i, (n, v) in enumerate(cases.OBSTACLES + cases.LATE) if i != 1] + [
+    (6, "cylinder", [4, -1, 20, 1.5, 3])]
+# y_update-budgets' three boxes; their cells, (0, 0) and (2, 0) by TC9 as in the busy cache.
+BUDGET_BOXES = [("box", [3.5, -1, 3.5, 4.5, 1, 4.5]), ("box", [19.5, -1, 3.5, 20.5, 1, 4.5]),
+                ("box", [3, -1, 3.8, 4, 1, 4.6])]
+
+
+def expect_ids(p, obstacles, volumes):
+    """The lists with their ids (after removals the ids are not 1 ..)."""
+    got = [(i, n, v) for i, n, v in p["obstacles"]]
+    want = [(i, n, [float(x) for x in v]) for i, n, v in obstacles]
+    if got != want:
+        raise Bad(f"obstacles {got} != {want}")
+    got_v = [(i, a, lo, hi) for i, a, lo, hi, _ in p["volumes"]]
+    want_v = [(i, a, float(lo), float(hi)) for i, a, lo, hi, _ in volumes]
+    if got_v != want_v or not all(same_polygon(w[4], g[4]) for g, w in zip(p["volumes"], volumes)):
+        raise Bad(f"volumes {got_v} != {want_v}")
+
+
+def tiles_by_cell(p):
+    out = {}
+    for s in p["mesh"]["slots"]:
+        if s["kind"] == 1:
+            out[struct.unpack_from("<iiI", s["tile"], 72)] = s["tile"]
+    return out
+
+
+def fan_details(d, key):
+    """With no detail sampling (every case's settings: detail_sample_dist 0) a polygon of n corners
+    has no extra detail vertices and its n - 2 fan triangles (build3d.md B44), the triangle bases
+    running on from polygon to polygon (navmesh-format.md §3)."""
+    tri = 0
+    for i, (vs, det) in enumerate(zip(d["polys"], d["details"])):
+        if det != (0, 0, tri, len(vs) - 2):
+            raise Bad(f"{key}: polygon {i}'s detail mesh {det}, not the fan at {tri}")
+        tri += len(vs) - 2
+    if d["dv"] != 0 or d["dt"] != tri or set(d["areas"]) - {0, 5, 9, 63}:
+        raise Bad(f"{key}: detail counts {d['dv']} {d['dt']} or areas {sorted(set(d['areas']))}")
+
+
+def tiles_ok(p, key):
+    """Every inline tile by the tile layout and build3d's tile checks (its cell, convexity), and
+    its detail meshes the fans of no detail sampling."""
+    for s in p["mesh"]["slots"]:
+        if s["kind"] == 1:
+            d = b3d.decode_tile(s["tile"])
+            b3d.check_tile(d, key)
+            fan_details(d, key)
 
 
 def main():
@@ -331,7 +386,9 @@ def main():
     goldens = {}
     for case in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         for f in sorted(os.listdir(os.path.join(base, case))):
-            goldens[f"{case}/{f[:-4]}"] = open(os.path.join(base, case, f), "rb").read()
+            b = open(os.path.join(base, case, f), "rb").read()
+            if b[:4] == b"ONTK":  # the other goldens are tools/check_outputs.py's
+                goldens[f"{case}/{f[:-4]}"] = b
 
     def mesh_of(key):
         b = goldens[key]
@@ -340,6 +397,22 @@ def main():
     def same_mesh_as(p, key):
         if p["mesh_bytes"] != mesh_of(key):
             raise Bad(f"the mesh snapshot is not that of {key}")
+
+    def same_as(key, b, check):
+        """Byte for byte the golden `key` of the same state (checked by its own entry)."""
+        return lambda p: (goldens[key] == b or Bad(f"not the bytes of {key}"), check(p))
+
+    def kept_but(p, key, cells):
+        """The tiles of cells no shape may change (TC9) are those of golden `key`'s mesh."""
+        mine, old = tiles_by_cell(p), tiles_by_cell(parse(goldens[key]))
+        if set(mine) != set(old):
+            raise Bad(f"tile cells {sorted(mine)} != {sorted(old)}")
+        for c in old:
+            if (c[0], c[1]) in cells:
+                if mine[c] == old[c]:
+                    raise Bad(f"the tile of {c} did not change")
+            elif mine[c] != old[c]:
+                raise Bad(f"the tile of {c} changed")
 
     expected = {
         "y_create-is-the-build/empty-full": lambda p: (expect_lists(p, [], []), p["queue"] == [] or Bad("queue"),
@@ -354,6 +427,24 @@ def main():
             expect_lists(p, cases.OBSTACLES + cases.LATE, cases.VOLUMES + [LAST_VOLUME]),
             p["queue"] == [] or Bad("queue"), p["next"] == (6, 4) or Bad("next ids")),
     }
+    # y_restore-and-continue repeats y_busy-snapshot's operations: s0 is the busy state, d0 its
+    # restored copy's snapshot, back the in-place restore of s0r; y is the state end-full holds.
+    for k in ("s0-full", "d0-full", "back-full"):
+        key = f"y_restore-and-continue/{k}"
+        expected[key] = same_as("y_busy-snapshot/busy-full", goldens.get(key), check_busy)
+    expected["y_restore-and-continue/y-full"] = same_as(
+        "y_restore-and-continue/end-full", goldens.get("y_restore-and-continue/y-full"),
+        expected["y_restore-and-continue/end-full"])
+    expected["y_restore-and-continue/x-full"] = lambda p: (
+        expect_ids(p, X_OBSTACLES, [(2,) + cases.VOLUMES[1]]), p["queue"] == [] or Bad("queue"),
+        p["next"] == (7, 3) or Bad("next ids"))
+    expected["y_update-budgets/queued-full"] = lambda p: (
+        expect_lists(p, BUDGET_BOXES, []), p["queue"] == [(0, 0), (2, 0)] or Bad(f"queue {p['queue']}"),
+        p["next"] == (4, 1) or Bad("next ids"), same_mesh_as(p, "y_create-is-the-build/empty-full"))
+    expected["y_update-budgets/drained-full"] = lambda p: (
+        expect_lists(p, BUDGET_BOXES, []), p["queue"] == [] or Bad(f"queue {p['queue']}"),
+        p["next"] == (4, 1) or Bad("next ids"),
+        kept_but(p, "y_create-is-the-build/empty-full", {(0, 0), (2, 0)}))
     bad = 0
     parsed = {}
     # Full goldens first: each Referenced golden is checked against its Full counterpart.
@@ -375,18 +466,23 @@ def main():
                       f"Referenced form byte for byte")
                 continue
             full_mesh(p)
+            tiles_ok(p, key)
             p["referenced"] = referenced_of(b)
             parse(p["referenced"])
             extra = expected[key](p) if key in expected else None
-            if isinstance(extra, tuple):
-                for e in extra:
-                    if isinstance(e, Bad):
-                        raise e
+            def raise_bad(e):  # an entry's checks: Bad values, in nested tuples
+                if isinstance(e, Bad):
+                    raise e
+                for x in e if isinstance(e, tuple) else ():
+                    raise_bad(x)
+            raise_bad(extra)
+            extra = next((x for x in extra if isinstance(x, int) and not isinstance(x, bool)), None) \
+                if isinstance(extra, tuple) else extra
             parsed[key] = p
             print(f"ok   {key}: {len(b)} bytes, {len(p['obstacles'])} obstacles, {len(p['volumes'])} volumes, "
                   f"queue {p['queue']}, {tiles} tiles in {p['mesh']['slot_count']} slots"
                   + (f", {extra} offsets of cases.py confirmed" if isinstance(extra, int) else ""))
-        except (Bad, KeyError, struct.error) as e:
+        except (Bad, KeyError, IndexError, AssertionError, struct.error) as e:
             print(f"FAIL {key}: {e}")
             bad += 1
     for key in sorted((set(expected) | set(REFERENCED_OF)) - set(goldens)):

@@ -84,6 +84,12 @@ impl Chunk {
         &self.bytes
     }
 
+    /// Where each slot's record starts in [`Chunk::bytes`], and then their end.
+    #[inline]
+    pub(crate) fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
     /// Number of slots the chunk holds records of.
     #[inline]
     pub(crate) fn slots(&self) -> usize {

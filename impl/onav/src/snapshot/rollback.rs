@@ -14,10 +14,10 @@
 //! it declines before changing anything, and the full restore runs and reports the error, so
 //! every error and its order stay those of §6. It allocates nothing once its buffers grew.
 
-use super::{SECTION_SLOTS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
+use super::write::{prefix, RECORDS_AT};
 use crate::ids::{LinkIndex, PolyIndex};
 use crate::library::TileLibrary;
-use crate::limits::{COUNT_LEN, EDIT_LEN, FILE_HEADER_LEN, MAX_AREA, MIN_SLOT_LEN, SWITCH_LEN};
+use crate::limits::{COUNT_LEN, EDIT_LEN, MAX_AREA, MIN_SLOT_LEN, SWITCH_LEN};
 use crate::mesh::{ChunkChange, MeshState, Scratch, Slot};
 use crate::params::MeshParams;
 use crate::record::{
@@ -25,19 +25,11 @@ use crate::record::{
 };
 use crate::tile::NavTile;
 
-/// Offset of the first slot record: the header, the section count, the section's id, reserved
-/// field and length, and the slot count (§4.1, §4.2).
-const RECORDS_AT: usize = FILE_HEADER_LEN + 4 * COUNT_LEN;
-
 /// Offset of a Full record's tile bytes: after the generation, the kind and the tile length.
 const INLINE_TILE_AT: usize = MIN_SLOT_LEN + COUNT_LEN;
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(*b.get(at..at + 4)?.first_chunk()?))
-}
-
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(*b.get(at..at + 2)?.first_chunk()?))
 }
 
 fn u64_at(b: &[u8], at: usize) -> Option<u64> {
@@ -63,24 +55,6 @@ pub(crate) fn try_rollback(
     valid
 }
 
-/// Whether the header and parameters are those the writer gives for `params` (S1, S2, P7:
-/// bitwise), read in place.
-fn header_matches(params: &MeshParams, b: &[u8]) -> Option<bool> {
-    let grid = params.grid();
-    let [x, y, z] = grid.origin();
-    Some(
-        b.get(..4)? == SNAPSHOT_MAGIC
-            && u16_at(b, 4)? == SNAPSHOT_VERSION
-            && u16_at(b, 6)? == 0
-            && u64_at(b, 8)? == x.to_bits()
-            && u64_at(b, 16)? == y.to_bits()
-            && u64_at(b, 24)? == z.to_bits()
-            && u64_at(b, 32)? == grid.tile_size().to_bits()
-            && u32_at(b, 40)? == params.slot_count()
-            && b.get(44..FILE_HEADER_LEN)? == params.digest().0,
-    )
-}
-
 /// What the records walked so far hold besides the mesh's own tiles' states.
 #[derive(Default)]
 struct Seen {
@@ -100,15 +74,10 @@ fn check(
     library: &TileLibrary,
     sc: &mut Scratch,
 ) -> Option<()> {
-    // Header, parameters, one slots section spanning the rest, the slot count (S1–S6).
-    let section_len = bytes.len().checked_sub(FILE_HEADER_LEN + 3 * COUNT_LEN)?;
-    let framed = header_matches(params, bytes)?
-        && u32_at(bytes, FILE_HEADER_LEN)? == 1
-        && u16_at(bytes, FILE_HEADER_LEN + 4)? == SECTION_SLOTS
-        && u16_at(bytes, FILE_HEADER_LEN + 6)? == 0
-        && u32_at(bytes, FILE_HEADER_LEN + 8)? as usize == section_len
-        && u32_at(bytes, FILE_HEADER_LEN + 12)? as usize == state.slots.len();
-    if !framed {
+    // Header, parameters (P7: bitwise), one slots section spanning the rest, the slot count
+    // (S1–S6): exactly the bytes the writer puts before the records.
+    let body = u32::try_from(bytes.len().checked_sub(RECORDS_AT - COUNT_LEN)?).ok()?;
+    if *bytes.get(..RECORDS_AT)? != prefix(params, body, state.slots.len() as u32) {
         return None;
     }
     // The records, chunk by chunk: a run of bytes equal to the mesh's own records is its state.
@@ -156,8 +125,6 @@ fn check(
                 as_is: !seen.inline,
                 ..change
             });
-        } else {
-            sc.starts.truncate(change.starts);
         }
     }
     if pos != bytes.len() {
@@ -202,57 +169,59 @@ fn walk_built(
     seen: &mut Seen,
     state_bytes: &mut usize,
 ) -> Option<usize> {
-    let mut rest = bytes.get(start..)?;
-    let base = bytes.len();
-    for (k, slot) in slots.iter().enumerate() {
+    let mine = ch.bytes();
+    let mut p = start;
+    // Where each record starts, from the first: kept (in `sc.starts`) only if a slot changes.
+    let mut starts = [0u32; CHUNK_SLOTS];
+    let changed_from = sc.slots.len();
+    for (k, (slot, w)) in slots.iter().zip(ch.starts().windows(2)).enumerate() {
         // A chunk's records take at most u32::MAX bytes (see `Chunk`), so do these: they are
         // walked only while they equal its own but for edits and switches.
-        sc.starts.push((base - rest.len() - start) as u32);
-        let m = ch.record(k);
+        if let Some(s) = starts.get_mut(k) {
+            *s = (p - start) as u32;
+        }
+        let m = mine.get(w[0] as usize..w[1] as usize)?;
+        let kind = *bytes.get(p + 4)?;
         let Some(head) = m.first_chunk::<REFERENCED_STATE_AT>() else {
             // A free slot: its 5 bytes.
-            let (h, r) = rest.split_first_chunk::<MIN_SLOT_LEN>()?;
-            if h[..] != m[..] {
+            if bytes.get(p..p + MIN_SLOT_LEN)? != m {
                 return None;
             }
-            rest = r;
+            p += MIN_SLOT_LEN;
             continue;
         };
-        let r = match rest.split_first_chunk::<REFERENCED_STATE_AT>() {
+        let at = if kind == KIND_INLINE {
+            // The generation, kind 1 and the bytes of the tile in the slot (S9).
+            let h = bytes.get(p..p + INLINE_TILE_AT)?;
+            let b = slot.tile()?.as_built_bytes();
+            let n = u32_at(h, MIN_SLOT_LEN)? as usize;
+            let at = p + INLINE_TILE_AT;
+            if h[..4] != head[..4] || n != b.len() || bytes.get(at..at + n)? != b {
+                return None;
+            }
+            seen.inline = true;
+            at + n
+        } else {
             // Generation, kind 2 and content id: the mesh's own (S10).
-            Some((h, r)) if same_head(h, head) => {
-                seen.named = true;
-                r
+            if !same_head(bytes.get(p..p + REFERENCED_STATE_AT)?.first_chunk()?, head) {
+                return None;
             }
-            // Or the generation, kind 1 and the bytes of the tile in the slot (S9).
-            _ => {
-                let (h, r) = rest.split_first_chunk::<INLINE_TILE_AT>()?;
-                let b = slot.tile()?.as_built_bytes();
-                let n = u32::from_le_bytes(*h[MIN_SLOT_LEN..].first_chunk()?) as usize;
-                if h[..4] != head[..4] || h[4] != KIND_INLINE || n != b.len() {
-                    return None;
-                }
-                let (tile, r) = r.split_at_checked(n)?;
-                if tile != b {
-                    return None;
-                }
-                seen.inline = true;
-                r
-            }
+            seen.named = true;
+            p + REFERENCED_STATE_AT
         };
         // The same edits and switches as the mesh's (S22: one state, one encoding), or others.
-        let mine = &m[REFERENCED_STATE_AT..];
-        let same = match (mine.first_chunk::<8>(), r.first_chunk::<8>()) {
-            (Some(a), Some(b)) if mine.len() == 8 => a == b,
-            (Some(a), Some(b)) => a[..4] == b[..4] && r.starts_with(mine),
+        let mine_state = &m[REFERENCED_STATE_AT..];
+        let r = bytes.get(at..)?;
+        let same = match (mine_state.first_chunk::<8>(), r.first_chunk::<8>()) {
+            (Some(a), Some(b)) if mine_state.len() == 8 => a == b,
+            (Some(a), Some(b)) => a[..4] == b[..4] && r.starts_with(mine_state),
             _ => false,
         };
         if same {
-            rest = &r[mine.len()..];
+            p = at + mine_state.len();
             continue;
         }
-        let at = base - r.len();
-        let end = if r.first_chunk::<8>().map(|w| u64::from_le_bytes(*w)) == Some(0) {
+        let end = if r.first_chunk::<8>() == Some(&[0; 8]) {
             // No edits, no switches: valid for any tile (most rollbacks).
             at + 2 * COUNT_LEN
         } else {
@@ -260,9 +229,12 @@ fn walk_built(
         };
         *state_bytes = *state_bytes - slot.extra as usize + (end - at - 2 * COUNT_LEN);
         sc.slots.push((first + k, at, end));
-        rest = bytes.get(end..)?;
+        p = end;
     }
-    Some(base - rest.len())
+    if sc.slots.len() > changed_from {
+        sc.starts.extend_from_slice(starts.get(..slots.len())?);
+    }
+    Some(p)
 }
 
 /// Whether two records' generation, kind and content id are equal, compared as five
@@ -386,8 +358,12 @@ fn apply(state: &mut MeshState, bytes: &[u8], sc: &mut Scratch) {
         }
         // Inline tiles among them: the chunk's own records, the changed ones' heads followed
         // by their new edits and switches.
+        // Its changed slots (those of a later chunk that is not built may follow them).
         let upto = sc.chunks.get(j + 1).map_or(sc.slots.len(), |c| c.slots);
-        let mut changed = sc.slots[ch.slots..upto].iter().peekable();
+        let mut changed = sc.slots[ch.slots..upto]
+            .iter()
+            .take_while(|s| s.0 / CHUNK_SLOTS == ch.chunk)
+            .peekable();
         sc.bytes.clear();
         sc.assembled.clear();
         for k in 0..n {

@@ -3,9 +3,18 @@
 
 use super::{SnapshotMode, SECTION_SLOTS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
 use crate::bytes::Writer;
+use crate::limits::{COUNT_LEN, FILE_HEADER_LEN, SECTION_HEADER_LEN};
 use crate::mesh::MeshState;
 use crate::params::MeshParams;
 use crate::record::{snapshot_len, write_state, CHUNK_SLOTS, KIND_FREE, KIND_INLINE};
+
+/// Offset of the first slot record: the header and parameters, the section count, the slots
+/// section's id, reserved field and body length, and the slot count (§4.1, §4.2).
+pub(super) const RECORDS_AT: usize = FILE_HEADER_LEN + 4 * COUNT_LEN;
+
+/// Bytes before the slots section's body: the header and parameters, the section count and the
+/// section header (the body starts with the slot count).
+const BODY_AT: usize = FILE_HEADER_LEN + COUNT_LEN + SECTION_HEADER_LEN;
 
 /// Bytes copied at once for a slot's edits and switches in a Full write (a fixed-size move,
 /// then cut back), when that many can be read from the chunk; longer states are copied exactly.
@@ -47,20 +56,43 @@ pub(super) fn write_into(
     len: usize,
 ) {
     let start = w.len();
-    w.header(SNAPSHOT_MAGIC, SNAPSHOT_VERSION);
-    params.write(w);
-    // One section (S3): id, reserved, then the length-prefixed body.
-    w.u32(1);
-    w.u16(SECTION_SLOTS);
-    w.u16(0);
-    w.length_prefixed(|w| {
-        w.u32(state.slots.len() as u32);
-        match mode {
-            SnapshotMode::Referenced => referenced(w, state),
-            SnapshotMode::Full => full(w, state),
-        }
-    });
+    // The body's length is known (S29 keeps it within a u32), so everything before the records
+    // is one copy.
+    let body = u32::try_from(len - BODY_AT).unwrap_or(u32::MAX);
+    w.bytes(&prefix(params, body, state.slots.len() as u32));
+    match mode {
+        SnapshotMode::Referenced => referenced(w, state),
+        SnapshotMode::Full => full(w, state),
+    }
     debug_assert_eq!(w.len() - start, len);
+}
+
+/// The bytes of a snapshot before its first slot record (S22), for `params`, a slots section
+/// body of `body` bytes and `slots` slots: the header (S1), the 68 parameter bytes (S2, those of
+/// [`MeshParams::write`]; a test compares them), one section (S3) with the slots section's id,
+/// reserved field and body length, then the slot count (S6). Stored at fixed offsets into an
+/// array, so that the writers copy them once instead of pushing eleven fields (each push checks
+/// the buffer's capacity), and the rollback path compares them at once.
+pub(super) fn prefix(params: &MeshParams, body: u32, slots: u32) -> [u8; RECORDS_AT] {
+    let grid = params.grid();
+    let [x, y, z] = grid.origin();
+    let mut p = [0; RECORDS_AT];
+    let mut put = |at: usize, b: &[u8]| p[at..at + b.len()].copy_from_slice(b);
+    put(0, &SNAPSHOT_MAGIC);
+    put(4, &SNAPSHOT_VERSION.to_le_bytes());
+    // Flags (bytes 6 and 7) are 0.
+    put(8, &x.to_le_bytes());
+    put(16, &y.to_le_bytes());
+    put(24, &z.to_le_bytes());
+    put(32, &grid.tile_size().to_le_bytes());
+    put(40, &params.slot_count().to_le_bytes());
+    put(44, &params.digest().0);
+    put(FILE_HEADER_LEN, &1u32.to_le_bytes());
+    put(FILE_HEADER_LEN + 4, &SECTION_SLOTS.to_le_bytes());
+    // The section's reserved field (2 bytes) is 0.
+    put(FILE_HEADER_LEN + 8, &body.to_le_bytes());
+    put(BODY_AT, &slots.to_le_bytes());
+    p
 }
 
 /// Referenced output is the mesh's cached chunks of slot records, one copy per 32 slots.
@@ -105,5 +137,39 @@ fn full(w: &mut Writer, state: &MeshState) {
                 (state, _) => w.bytes(state),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{prefix, BODY_AT, RECORDS_AT};
+    use crate::bytes::Writer;
+    use crate::limits::{FILE_HEADER_LEN, PARAMS_LEN};
+    use crate::snapshot::{SECTION_SLOTS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION};
+    use crate::WorldSpec;
+
+    /// The prefix is the header, the parameters as `MeshParams::write` gives them, the section
+    /// count and header, and the slot count, field by field as a `Writer` pushes them.
+    #[test]
+    fn prefix_equals_the_fields_pushed_one_by_one() {
+        let w = WorldSpec {
+            origin: [-1.5, 2.25, 1e300],
+            tile_size: 0.1,
+            ..WorldSpec::default()
+        };
+        let params = w.params(70_000);
+        let mut pushed = Writer::with_capacity(RECORDS_AT);
+        pushed.header(SNAPSHOT_MAGIC, SNAPSHOT_VERSION);
+        params.write(&mut pushed);
+        pushed.u32(1);
+        pushed.u16(SECTION_SLOTS);
+        pushed.u16(0);
+        pushed.u32(0x0102_0304);
+        pushed.u32(69_999);
+        let pushed = pushed.into_inner();
+        assert_eq!(pushed.len(), RECORDS_AT);
+        assert_eq!(BODY_AT, FILE_HEADER_LEN + 12);
+        assert_eq!(pushed[8..8 + PARAMS_LEN], params.to_bytes());
+        assert_eq!(prefix(&params, 0x0102_0304, 69_999)[..], pushed[..]);
     }
 }

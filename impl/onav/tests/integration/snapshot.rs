@@ -806,6 +806,47 @@ fn rollback_membership_is_checked_again_after_a_tile_change() {
     assert!(err.to_string().contains("content_id"), "{err}");
 }
 
+/// A Full rollback whose changed slots lie in a chunk of records the mesh has built and in a
+/// later one it has not (adding a tile whose content id is not computed yet dropped it): the
+/// built chunk takes only its own slots' new edits, and an edit the snapshot keeps stays.
+#[test]
+fn rollback_across_a_built_and_an_unbuilt_chunk() {
+    let w = WorldSpec {
+        columns: 7,
+        rows: 7,
+        quads: 1,
+        ..WorldSpec::default()
+    };
+    let tiles = w.tiles();
+    assert_eq!(tiles.len(), 49);
+    let lib = TileLibrary::from_tiles(&tiles);
+    let mut m = onav_testkit::mesh_of(&w.params(49), &tiles[..48]).unwrap();
+    let _ = m.snapshot(SnapshotMode::Referenced);
+    m.add_tile(w.tile(tiles[48].pos())).unwrap();
+    let poly = |m: &TiledNavMesh, slot: u32| {
+        let (r, _) = m
+            .tiles()
+            .find(|(r, _)| r.slot() == SlotIndex(slot))
+            .unwrap();
+        r.poly(PolyIndex(0))
+    };
+    m.set_poly_flags(poly(&m, 8), 0x55).unwrap();
+    let snap = m.snapshot(SnapshotMode::Full);
+    m.set_poly_flags(poly(&m, 3), 0x66).unwrap();
+    m.set_poly_flags(poly(&m, 40), 0x77).unwrap();
+    let (fast, general) = onav::testing::restore_paths(&m, &snap, &lib);
+    let (f, g) = (
+        fast.expect("edits only: the fast path applies"),
+        general.unwrap(),
+    );
+    assert_eq!(observe(&f), observe(&g));
+    for mode in [SnapshotMode::Full, SnapshotMode::Referenced] {
+        assert_eq!(f.snapshot(mode), g.snapshot(mode), "{mode:?}");
+    }
+    assert_eq!(f.snapshot(SnapshotMode::Full), snap);
+    check_writers(&f);
+}
+
 /// A small deterministic generator for the random histories below (SplitMix64).
 struct Rng(u64);
 

@@ -365,3 +365,91 @@ fn rebuilt_cells_equal_their_from_scratch_build() {
     }
     assert!(rebuilt > 0);
 }
+
+/// A rebuild whose eroded areas change only in a tile's padding (the shortcut that keeps the
+/// tiles when every change lies two or more columns from the interior) gives exactly the tiles
+/// of a from-scratch `finish`: unwalkable lines one cell wide, swept across every column and
+/// row of every window (full lines and half lines, so that region flags and contour kinds
+/// change near the interior), at erosion radii 1 and 2.
+#[test]
+fn padding_marks_rebuild_to_the_from_scratch_tiles() {
+    use onav_build3d::{AreaMark, Plan};
+    let g = world_geometry();
+    let (gmin, gmax) = g.bounds();
+    for radius in [0.5, 1.0] {
+        let mut spec = small_spec(false);
+        spec.agent_radius = radius;
+        let s = Settings::new(spec).expect("settings");
+        let plan = Plan::new(&g, &s).expect("plan");
+        let (cs, ts, b) = (
+            s.spec().cell_size,
+            i64::from(s.spec().tile_size),
+            i64::from(plan.border()),
+        );
+        let o = plan.origin();
+        let mut kept = 0;
+        for (k, cell) in plan.tile_cells().enumerate() {
+            let Some(im) = plan.prepare(k).expect("prepare") else {
+                continue;
+            };
+            let cached = plan.cache_cell(im.clone()).expect("cache");
+            let size = ts + 2 * b;
+            let (x0, z0) = (
+                i64::from(cell.column) * ts - b,
+                i64::from(cell.row) * ts - b,
+            );
+            for t in 0..size {
+                // World coordinate of the centre of window column / row t.
+                let cx = o[0] + ((x0 + t) as f64 + 0.5) * cs;
+                let cz = o[2] + ((z0 + t) as f64 + 0.5) * cs;
+                let (h, lo_x, hi_x) = (0.2 * cs, gmin[0] - 1.0, gmax[0] + 1.0);
+                let (lo_z, hi_z, mid_x, mid_z) = (
+                    gmin[2] - 1.0,
+                    gmax[2] + 1.0,
+                    o[0] + (x0 + size / 2) as f64 * cs,
+                    o[2] + (z0 + size / 2) as f64 * cs,
+                );
+                let lines = [
+                    [
+                        [cx - h, lo_z],
+                        [cx + h, lo_z],
+                        [cx + h, hi_z],
+                        [cx - h, hi_z],
+                    ],
+                    [
+                        [lo_x, cz - h],
+                        [hi_x, cz - h],
+                        [hi_x, cz + h],
+                        [lo_x, cz + h],
+                    ],
+                    [
+                        [cx - h, lo_z],
+                        [cx + h, lo_z],
+                        [cx + h, mid_z],
+                        [cx - h, mid_z],
+                    ],
+                    [
+                        [mid_x, cz - h],
+                        [hi_x, cz - h],
+                        [hi_x, cz + h],
+                        [mid_x, cz + h],
+                    ],
+                ];
+                for line in lines {
+                    let m = AreaMark::new(0, gmin[1] - 1.0, gmax[1] + 1.0, line.to_vec())
+                        .expect("mark");
+                    let ids = |v: Vec<onav::NavTile>| -> Vec<_> {
+                        v.iter().map(|t| t.content_id()).collect()
+                    };
+                    let got = ids(plan
+                        .rebuild(&cached, std::slice::from_ref(&m))
+                        .expect("rebuild"));
+                    let want = ids(plan.finish(&im, &[m]).expect("finish"));
+                    kept += usize::from(got == ids(cached.tiles().to_vec()));
+                    assert_eq!(got, want, "radius {radius}, cell {cell:?}, column/row {t}");
+                }
+            }
+        }
+        assert!(kept > 0);
+    }
+}
