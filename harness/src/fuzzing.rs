@@ -108,12 +108,14 @@ impl Budget {
                 Step::FindNearestPoly(q)
                 | Step::FindPath(q)
                 | Step::FindStraightPath(q)
-                | Step::Raycast(q) => q.max_nodes.unwrap_or(0) <= self.max_nodes,
+                | Step::Raycast(q)
+                | Step::CorridorCost(q) => q.max_nodes.unwrap_or(0) <= self.max_nodes,
                 Step::Continue(c) => c.ops.iter().all(|op| match op {
                     Step::FindNearestPoly(q)
                     | Step::FindPath(q)
                     | Step::FindStraightPath(q)
-                    | Step::Raycast(q) => q.max_nodes.unwrap_or(0) <= self.max_nodes,
+                    | Step::Raycast(q)
+                    | Step::CorridorCost(q) => q.max_nodes.unwrap_or(0) <= self.max_nodes,
                     _ => true,
                 }),
                 _ => true,

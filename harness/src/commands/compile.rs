@@ -12,15 +12,53 @@ use crate::exec::{self, Status};
 use crate::suite::{self, CaseResult};
 use crate::testee::reference::Reference;
 
-/// `onav compile --out DIR`.
-pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
-    super::check_root(root)?;
-    if out.exists() && !out.is_dir() {
+/// What a compile writes in its folder.
+const COMPILED: [&str; 3] = ["suite.json", "bytes", "golden"];
+
+/// The entries of an earlier compile in `out`, to be replaced. `out` must be missing, empty, or
+/// hold a compiled suite and nothing else (§4.6): a folder holding anything else is refused, so
+/// a typo never mixes the suite with other files, and a recompile leaves no stale case behind.
+fn previous_compile(out: &Path) -> Result<Vec<std::path::PathBuf>, HarnessError> {
+    if !out.exists() {
+        return Ok(Vec::new());
+    }
+    if !out.is_dir() {
         return Err(HarnessError::io(
             out,
             std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
         ));
     }
+    let mut entries = Vec::new();
+    for e in std::fs::read_dir(out).map_err(|e| HarnessError::io(out, e))? {
+        entries.push(e.map_err(|e| HarnessError::io(out, e))?.path());
+    }
+    entries.sort();
+    let foreign: Vec<String> = entries
+        .iter()
+        .filter_map(|p| p.file_name()?.to_str())
+        .filter(|n| !COMPILED.contains(n))
+        .map(str::to_owned)
+        .collect();
+    if !foreign.is_empty() || (!entries.is_empty() && !out.join("suite.json").is_file()) {
+        let what = if foreign.is_empty() {
+            "no suite.json".to_owned()
+        } else {
+            foreign.join(", ")
+        };
+        return Err(HarnessError::io(
+            out,
+            std::io::Error::other(format!(
+                "neither empty nor a compiled suite (it holds {what}); give a new or empty folder"
+            )),
+        ));
+    }
+    Ok(entries)
+}
+
+/// `onav compile --out DIR`.
+pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
+    super::check_root(root)?;
+    let previous = previous_compile(out)?;
     let suite = suite::load(root, &[], None);
     for e in &suite.load_errors {
         eprintln!("LOAD {e}");
@@ -47,6 +85,15 @@ pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
         })
         .collect();
     suite::apply_failure_list(&mut results, &known);
+    // A previous compile is replaced whole, so no file of a case that is gone stays behind.
+    for p in previous {
+        let gone = if p.is_dir() {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
+        gone.map_err(|e| HarnessError::io(&p, e))?;
+    }
     let mut cases = Vec::new();
     let mut bad = 0;
     for (c, r) in suite.cases.iter().zip(&results) {

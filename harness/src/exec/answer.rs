@@ -33,13 +33,14 @@ fn bad<T>(key: &str, what: &'static str) -> Result<T, AnswerError> {
     })
 }
 
-/// The op code of a query op (1 … 4), or `None` for an op that is not a query.
+/// The op code of a query op (1 … 5), or `None` for an op that is not a query.
 pub fn op_code(op: &str) -> Option<u8> {
     match op {
         "find_nearest_poly" => Some(1),
         "find_path" => Some(2),
         "find_straight_path" => Some(3),
         "raycast" => Some(4),
+        "corridor_cost" => Some(5),
         _ => None,
     }
 }
@@ -162,6 +163,7 @@ pub fn encode(op: &str, reply: &Map<String, Value>) -> Result<Vec<u8>, AnswerErr
                 o.reference("points[].poly", p.get("poly").unwrap_or(&null))?;
             }
         }
+        5 => o.f64("cost", get("cost"))?,
         _ => {
             o.name(
                 "stop",
@@ -334,7 +336,11 @@ pub fn decode(bytes: &[u8]) -> Result<(&'static str, Map<String, Value>), Answer
             m.insert("visited".into(), r.references("visited")?);
             "raycast"
         }
-        _ => return bad("op", "is not 1 … 4"),
+        5 => {
+            m.insert("cost".into(), r.f64("cost")?);
+            "corridor_cost"
+        }
+        _ => return bad("op", "is not 1 … 5"),
     };
     if r.at != bytes.len() {
         return bad("end", "has bytes left over");
@@ -349,6 +355,16 @@ mod tests {
 
     fn map(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_corridor_cost_answer_is_header_and_cost() {
+        let r = map(json!({"cost": "inf"}));
+        let b = encode("corridor_cost", &r).unwrap();
+        let mut want = b"ONQA\x01\x00\x05\x00".to_vec();
+        want.extend_from_slice(&f64::INFINITY.to_bits().to_le_bytes());
+        assert_eq!(b, want);
+        assert_eq!(decode(&b).unwrap(), ("corridor_cost", r));
     }
 
     #[test]

@@ -216,7 +216,8 @@ impl Exec<'_> {
             Step::FindNearestPoly(q)
             | Step::FindPath(q)
             | Step::FindStraightPath(q)
-            | Step::Raycast(q) => {
+            | Step::Raycast(q)
+            | Step::CorridorCost(q) => {
                 let refs = &env.refs;
                 let args = q
                     .args(&|r| resolve_ref(r, &|n| refs.get(n).copied()))
@@ -226,6 +227,7 @@ impl Exec<'_> {
                     Step::FindNearestPoly(_) => Request::FindNearestPoly { mesh, args },
                     Step::FindPath(_) => Request::FindPath { mesh, args },
                     Step::FindStraightPath(_) => Request::FindStraightPath { mesh, args },
+                    Step::CorridorCost(_) => Request::CorridorCost { mesh, args },
                     _ => Request::Raycast { mesh, args },
                 }
             }

@@ -49,6 +49,7 @@ pub const OPS: &[&str] = &[
     "find_path",
     "find_straight_path",
     "raycast",
+    "corridor_cost",
     "build",
     "cache_new",
     "cache_add_obstacle",
@@ -152,6 +153,11 @@ pub enum Request {
         mesh: Value,
         args: Value,
     },
+    /// The cost of a given corridor (`spec/queries.md` P6).
+    CorridorCost {
+        mesh: Value,
+        args: Value,
+    },
     /// OBJ bytes and the settings encoding to tiles (`spec/conformance.md` §6.6, `build`).
     Build {
         obj: String,
@@ -241,6 +247,7 @@ impl Request {
             Request::FindPath { .. } => "find_path",
             Request::FindStraightPath { .. } => "find_straight_path",
             Request::Raycast { .. } => "raycast",
+            Request::CorridorCost { .. } => "corridor_cost",
             Request::Build { .. } => "build",
             Request::CacheNew { .. } => "cache_new",
             Request::CacheAddObstacle { .. } => "cache_add_obstacle",

@@ -1,4 +1,4 @@
-//! Queries on the wire (`spec/conformance.md` §2.2): the four query ops, the keys of their `args`
+//! Queries on the wire (`spec/conformance.md` §2.2): the query ops, the keys of their `args`
 //! objects, how a backend decodes them, and the names of path statuses and raycast stops.
 
 use serde_json::Value;
@@ -16,6 +16,8 @@ pub enum Op {
     StraightPath,
     /// `raycast`.
     Raycast,
+    /// `corridor_cost`: the cost of a given corridor (`spec/queries.md` P6).
+    CorridorCost,
 }
 
 impl Op {
@@ -26,6 +28,7 @@ impl Op {
             "find_path" => Op::Path,
             "find_straight_path" => Op::StraightPath,
             "raycast" => Op::Raycast,
+            "corridor_cost" => Op::CorridorCost,
             _ => return None,
         })
     }
@@ -37,6 +40,8 @@ impl Op {
             Op::Path => "query-path",
             Op::StraightPath => "query-straight-path",
             Op::Raycast => "query-raycast",
+            // The path search's cost model: a port that finds paths can cost corridors.
+            Op::CorridorCost => "query-path",
         }
     }
 
@@ -53,6 +58,7 @@ impl Op {
                 &["area_crossings", "all_crossings"],
             ),
             Op::Raycast => (&["start_ref", "start_pos", "end_pos"], &["filter", "costs"]),
+            Op::CorridorCost => (&["corridor", "start_pos", "end_pos"], &["filter"]),
         }
     }
 }

@@ -943,7 +943,8 @@ impl Checker {
             Step::FindNearestPoly(q)
             | Step::FindPath(q)
             | Step::FindStraightPath(q)
-            | Step::Raycast(q) => {
+            | Step::Raycast(q)
+            | Step::CorridorCost(q) => {
                 if let Some(op) = Op::of(step.key()) {
                     implied.insert(op.feature());
                     q.check_keys(op)?;

@@ -32,7 +32,7 @@ pub const FEATURES: &[(&str, &str)] = &[
     ),
     ("meshfile", "mesh files: write_mesh and read_mesh"),
     ("query-nearest", "find_nearest_poly"),
-    ("query-path", "find_path"),
+    ("query-path", "find_path and corridor_cost"),
     ("query-straight-path", "find_straight_path"),
     ("query-raycast", "raycast"),
     (

@@ -798,6 +798,7 @@ pub enum Step {
     FindPath(Box<QueryStep>),
     FindStraightPath(Box<QueryStep>),
     Raycast(Box<QueryStep>),
+    CorridorCost(Box<QueryStep>),
     Settings(Box<SettingsStep>),
     Build(BuildStep),
     Cache(CacheStep),
@@ -843,6 +844,7 @@ impl Step {
             Step::FindPath(_) => "find_path",
             Step::FindStraightPath(_) => "find_straight_path",
             Step::Raycast(_) => "raycast",
+            Step::CorridorCost(_) => "corridor_cost",
             Step::Settings(_) => "settings",
             Step::Build(_) => "build",
             Step::Cache(_) => "cache",
@@ -870,7 +872,8 @@ impl Step {
             Step::FindNearestPoly(q)
             | Step::FindPath(q)
             | Step::FindStraightPath(q)
-            | Step::Raycast(q) => Some(&q.mesh),
+            | Step::Raycast(q)
+            | Step::CorridorCost(q) => Some(&q.mesh),
             Step::AddObstacle(s) => Some(&s.cache),
             Step::RemoveObstacle(s) | Step::RemoveVolume(s) => Some(&s.cache),
             Step::AddVolume(s) => Some(&s.cache),

@@ -9,8 +9,10 @@ use crate::exec::Status;
 use crate::golden::{self, GoldenProblem, Manifest, ManifestError, Store};
 use crate::scenario::{Case, Step};
 
-/// Checks the goldens of passing cases against the store; failing cases keep their failure.
-/// Returns the orphans (checked only for a full suite).
+/// Checks the goldens every case produced against the store. A passing case with a golden that
+/// differs fails; a case that failed later than a golden that differs keeps its status, but its
+/// report names the golden first (§4.2: the bytes that differ are the likelier cause), then its
+/// own failure. Returns the orphans (checked only for a full suite).
 pub fn check_goldens(
     root: &Path,
     cases: &[Case],
@@ -21,7 +23,7 @@ pub fn check_goldens(
     let manifest = Manifest::read(&store.manifest_path())?;
     for (c, r) in cases.iter().zip(results.iter_mut()) {
         let declared = declared_goldens(c);
-        if r.status != Status::Pass {
+        if r.skipped() || r.not_run {
             continue;
         }
         let problems: Vec<(&str, GoldenProblem)> = r
@@ -34,17 +36,22 @@ pub fn check_goldens(
             })
             .collect();
         if let Some((label, p)) = problems.first() {
-            r.status = Status::Fail;
-            r.golden = true;
-            r.message = if problems.len() > 1 {
+            let golden = if problems.len() > 1 {
                 format!("{p} (and {} more)", problems.len() - 1)
             } else {
                 p.to_string()
             };
+            r.message = if r.status == Status::Pass {
+                r.status = Status::Fail;
+                golden
+            } else {
+                format!("{golden}; then {}", r.message)
+            };
+            r.golden = true;
             if let Some(step) = golden_step(&c.scenario.steps, label) {
                 r.at = Location::at(c, step);
             }
-        } else if r.run.goldens.len() != declared.len() {
+        } else if r.status == Status::Pass && r.run.goldens.len() != declared.len() {
             r.status = Status::Fail;
             r.message = "not every declared golden was produced".into();
         }
@@ -83,6 +90,7 @@ mod tests {
                 | Step::FindPath(_)
                 | Step::FindStraightPath(_)
                 | Step::Raycast(_)
+                | Step::CorridorCost(_)
                 | Step::CacheSnapshot(_)
         )
     }

@@ -4,6 +4,7 @@
 //! ([`mutants`]).
 
 pub mod client;
+pub mod corridor;
 pub mod mutants;
 pub mod reference;
 pub mod server;

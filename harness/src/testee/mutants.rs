@@ -571,7 +571,7 @@ impl<B: Backend> Mutant<B> {
             Op::Nearest => vec![],
             Op::Path => vec![a.start_ref, a.end_ref],
             Op::Raycast => vec![a.start_ref],
-            Op::StraightPath => a
+            Op::StraightPath | Op::CorridorCost => a
                 .corridor
                 .first()
                 .into_iter()
@@ -584,7 +584,10 @@ impl<B: Backend> Mutant<B> {
             some_ref_invalid |= !self.ref_valid(mesh, r)?;
         }
         let pool_bad = a.max_nodes == 0 || a.max_nodes > onav::limits::MAX_QUERY_NODES;
-        let takes_filter = matches!(a.op, Op::Nearest | Op::Path | Op::Raycast);
+        let takes_filter = matches!(
+            a.op,
+            Op::Nearest | Op::Path | Op::Raycast | Op::CorridorCost
+        );
         let filter_bad = takes_filter
             && a.area_costs
                 .iter()
@@ -808,7 +811,8 @@ fn query_request(req: &Request) -> Option<(&Value, &Value)> {
         Request::FindNearestPoly { mesh, args }
         | Request::FindPath { mesh, args }
         | Request::FindStraightPath { mesh, args }
-        | Request::Raycast { mesh, args } => Some((mesh, args)),
+        | Request::Raycast { mesh, args }
+        | Request::CorridorCost { mesh, args } => Some((mesh, args)),
         _ => None,
     }
 }

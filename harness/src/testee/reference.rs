@@ -249,7 +249,8 @@ impl Reference {
             Request::FindNearestPoly { mesh, args }
             | Request::FindPath { mesh, args }
             | Request::FindStraightPath { mesh, args }
-            | Request::Raycast { mesh, args } => {
+            | Request::Raycast { mesh, args }
+            | Request::CorridorCost { mesh, args } => {
                 let m: &TiledNavMesh = self.mesh(mesh)?;
                 let a = Args::parse(req.op(), args).map_err(|e| wire::error(e.to_string()))?;
                 Self::query(m, &a)?
@@ -377,6 +378,12 @@ impl Reference {
                     })
                     .collect();
                 Reply::ok([("points", Value::Array(pts))])
+            }
+            query::Op::CorridorCost => {
+                let f = filter(a)?;
+                let cost =
+                    super::corridor::corridor_cost(m, &f, &a.corridor, a.start_pos, a.end_pos)?;
+                Reply::ok([("cost", wire::float(cost))])
             }
             query::Op::Raycast => {
                 let f = filter(a)?;

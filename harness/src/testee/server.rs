@@ -332,6 +332,10 @@ mod tests {
                 mesh: m.clone(),
                 args: Value::Null,
             },
+            Request::CorridorCost {
+                mesh: m.clone(),
+                args: Value::Null,
+            },
             Request::Build {
                 obj: String::new(),
                 settings: String::new(),

@@ -86,6 +86,8 @@ fn every_command_answers_bad_arguments_with_exit_2() {
     let (schema2, nojobs) = (s.path("schema2.json"), s.path("nojobs.json"));
     let one_job = s.path("one-job.json");
     let not_a_trace = s.path("");
+    // A folder holding other files than a compiled suite.
+    let scratch_root = s.0.display().to_string();
     // A root with scenarios/ but no spec/.
     let no_spec = s.path("no-spec");
     std::fs::create_dir_all(s.0.join("no-spec/scenarios")).unwrap();
@@ -172,6 +174,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         // compile.
         vec!["compile"],
         vec!["compile", "--out", "README.md"],
+        vec!["compile", "--out", &scratch_root],
         vec!["--root", &folder, "compile", "--out", &folder],
         // spec-index.
         vec!["spec-index", "--bogus"],
@@ -222,6 +225,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         "no verdict: not a tile, mesh file or snapshot",
         "cannot start testee",
         "schema 2 is not the matrix schema",
+        "neither empty nor a compiled suite",
         "nosuch.tsv: No such file",
     ] {
         assert!(all.contains(want), "no message {want:?} in:\n{all}");

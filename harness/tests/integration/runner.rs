@@ -571,3 +571,45 @@ fn fail_lines_put_golden_mismatches_first_and_name_file_step_and_anchors() {
         "{snapshot_step}"
     );
 }
+
+/// A testee whose snapshot bytes are wrong fails a later step (the restore rejects them); the
+/// report still names the golden that differs first, at the snapshot's line, then that failure.
+#[test]
+fn a_golden_that_differs_before_a_later_failure_is_named_first() {
+    let flip = testee("--mutant flip-snapshot-byte");
+    let o = onav(&[
+        "run",
+        "--testee",
+        &flip,
+        "--filter",
+        "snapshot/y_continue-full",
+        "--format",
+        "json",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let case: serde_json::Value = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["case"] == "snapshot/y_continue-full")
+        .expect("the case's line");
+    let message = case["message"].as_str().unwrap();
+    assert_eq!(case["golden"], true, "{out}");
+    assert_eq!(case["status"], "fail", "{out}");
+    assert!(
+        message.contains("snapshot/y_continue-full/s")
+            && message.contains("; then step 29 (restore)"),
+        "{message}"
+    );
+    let src =
+        std::fs::read_to_string(root().join("scenarios/snapshot/y_continue-full.yaml")).unwrap();
+    let line = case["line"].as_u64().unwrap() as usize;
+    assert!(
+        src.lines()
+            .nth(line - 1)
+            .unwrap()
+            .trim_start()
+            .starts_with("- snapshot:"),
+        "line {line}"
+    );
+}

@@ -218,6 +218,25 @@ fn compiled_suite_replays_against_the_reference() {
         let b = std::fs::read(t.0.join("golden").join(format!("{k}.bin"))).unwrap();
         assert_eq!(&Entry::of(&b), e, "{k}");
     }
+    // Compiling again replaces the earlier suite whole: a file of a case that is gone goes.
+    let stale = t.0.join("bytes/tile/y_gone/old.bin");
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, b"old").unwrap();
+    assert_eq!(
+        commands::compile::run(&root(), &t.0).unwrap(),
+        Outcome::Pass
+    );
+    assert!(!stale.exists() && t.0.join("suite.json").is_file());
+    // A folder holding anything else is refused, and left as it was.
+    std::fs::write(t.0.join("notes.txt"), b"mine").unwrap();
+    let e = commands::compile::run(&root(), &t.0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("neither empty nor a compiled suite (it holds notes.txt)"),
+        "{e}"
+    );
+    assert!(t.0.join("notes.txt").is_file() && t.0.join("suite.json").is_file());
 }
 
 #[test]

@@ -5,7 +5,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use onav::{NavMeshSnapshot, SnapshotMode, TiledNavMesh};
+use onav::{
+    NavMeshQuery, NavMeshSnapshot, NavTile, PolyIndex, QueryFilter, RaycastOptions, SnapshotMode,
+    TiledNavMesh,
+};
 
 /// Median time in ns of `f` over `samples` samples of `iters` calls each, interleaved with `g`.
 fn pair(samples: usize, iters: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
@@ -92,6 +95,34 @@ fn main() {
         polys
     );
 
+    // Parse + add_tile against parse alone, per tile: what adding (slot, links, stitching) costs
+    // on top of reading and validating (issue 13's parse + add_tile; bench/ compares it with
+    // Detour's alloc + init + addTile).
+    let bytes: Vec<Vec<u8>> = tiles.iter().map(|t| t.as_built_bytes().to_vec()).collect();
+    let (parse_add, parse_only) = pair(
+        11,
+        1,
+        || {
+            let mut m = TiledNavMesh::new(w.params_fitting());
+            for b in &bytes {
+                m.add_tile(NavTile::from_bytes(b).unwrap()).unwrap();
+            }
+            black_box(m);
+        },
+        || {
+            for b in &bytes {
+                drop(black_box(NavTile::from_bytes(black_box(b)).unwrap()));
+            }
+        },
+    );
+    let n = tiles.len() as f64;
+    println!(
+        "parse + add_tile: {:.0} ns per tile; parse alone {:.0} ns; ratio {:.2}\n",
+        parse_add / n,
+        parse_only / n,
+        parse_add / parse_only
+    );
+
     // Snapshot writes against memcpy of their own output.
     for quads in [4, 12] {
         let w = world(32, quads);
@@ -176,6 +207,8 @@ fn main() {
     let roll = roll - editing;
     println!("rollback (in-place Referenced, edits/switches only), 1024 tiles: {roll:.0} ns; full restore {full:.0} ns; ratio {:.3}", roll / full);
 
+    issue_13_ratios();
+
     // Restore cost against size.
     println!("\nrestore (Full snapshot into a new mesh) against size:");
     for n in [8, 32, 128] {
@@ -197,4 +230,185 @@ fn main() {
             t / m.tile_count() as f64
         );
     }
+}
+
+/// The onav side of issue 13's ratios (bench/ holds the Detour side, same workloads on real
+/// tiles): allocation-free query calls, a Full restore against building the same mesh, and
+/// rollbacks against a full restore and against the comparison of the snapshot bytes that a Full
+/// rollback cannot skip.
+fn issue_13_ratios() {
+    println!("\nissue 13 (onav side; bench/ compares with Detour):");
+    let w = world(16, 4);
+    let (m, lib) = mesh(&w);
+    let filter = QueryFilter::new();
+    let q = NavMeshQuery::new(&m, 4096).unwrap();
+    let mut qi = q.clone();
+    // Seeded tile-centre pairs, each point on the surface under it.
+    let size = w.tile_size;
+    let centre = |i: u64| {
+        let (c, r) = ((i % 16) as f64, ((i / 16) % 16) as f64);
+        let p = [(c + 0.5) * size, 0.0, (r + 0.5) * size];
+        q.find_nearest_poly(p, [size * 0.5, 100.0, size * 0.5], &filter)
+            .unwrap()
+    };
+    let mut pairs = Vec::new();
+    let mut s = 7u64;
+    while pairs.len() < 64 {
+        s = onav::generator::mix(s);
+        if let (Some(a), Some(b)) = (centre(s % 256), centre((s >> 8) % 256)) {
+            pairs.push((a, b));
+        }
+    }
+    let mut corridor = Vec::new();
+    let (owned, into) = pair(
+        41,
+        1,
+        || {
+            for (a, b) in &pairs {
+                black_box(
+                    q.find_path(a.poly, b.poly, a.point, b.point, &filter)
+                        .unwrap(),
+                );
+            }
+        },
+        || {
+            for (a, b) in &pairs {
+                black_box(
+                    qi.find_path_into(a.poly, b.poly, a.point, b.point, &filter, &mut corridor)
+                        .unwrap(),
+                );
+            }
+        },
+    );
+    let k = pairs.len() as f64;
+    println!(
+        "  find_path: {:.0} ns per pair; find_path_into (no allocation) {:.0} ns; ratio {:.2}",
+        owned / k,
+        into / k,
+        owned / into
+    );
+    let mut visited = Vec::new();
+    let (owned, into) = pair(
+        41,
+        4,
+        || {
+            for (a, b) in &pairs {
+                black_box(
+                    q.raycast(a.poly, a.point, b.point, &filter, RaycastOptions::default())
+                        .unwrap(),
+                );
+            }
+        },
+        || {
+            for (a, b) in &pairs {
+                black_box(
+                    qi.raycast_into(
+                        a.poly,
+                        a.point,
+                        b.point,
+                        &filter,
+                        RaycastOptions::default(),
+                        &mut visited,
+                    )
+                    .unwrap(),
+                );
+            }
+        },
+    );
+    println!(
+        "  raycast: {:.0} ns per ray; raycast_into (no allocation) {:.0} ns; ratio {:.2}",
+        owned / k,
+        into / k,
+        owned / into
+    );
+
+    // Restore into a new mesh against building it from the same tile bytes.
+    let full = m.snapshot(SnapshotMode::Full);
+    let bytes: Vec<Vec<u8>> = m
+        .tiles()
+        .map(|(_, t)| t.as_built_bytes().to_vec())
+        .collect();
+    let (restore, build) = pair(
+        11,
+        1,
+        || {
+            drop(black_box(
+                NavMeshSnapshot::restore(black_box(&full), &lib).unwrap(),
+            ))
+        },
+        || {
+            let mut n = TiledNavMesh::new(w.params_fitting());
+            for b in &bytes {
+                n.add_tile(NavTile::from_bytes(b).unwrap()).unwrap();
+            }
+            black_box(n);
+        },
+    );
+    println!(
+        "  Full restore into a new mesh, {} tiles: {restore:.0} ns; parse + add_tile of its tiles {build:.0} ns; ratio {:.2}",
+        m.tile_count(),
+        restore / build
+    );
+
+    // Rollbacks in place: every polygon edited (Referenced), and a Full snapshot with every 7th
+    // tile edited against comparing the snapshot's bytes (the Full path must read them all).
+    let refs: Vec<_> = m
+        .tiles()
+        .flat_map(|(r, t)| (0..t.ground_poly_count()).map(move |i| r.poly(PolyIndex(i))))
+        .collect();
+    let edit_all = |x: &mut TiledNavMesh, k: u8| {
+        for (i, r) in refs.iter().enumerate() {
+            x.set_poly_area(*r, (i as u8).wrapping_add(k) % 60 + 1)
+                .unwrap();
+        }
+    };
+    let referenced = m.snapshot(SnapshotMode::Referenced);
+    let mut other = m.clone();
+    let (roll, new) = pair(
+        11,
+        1,
+        || {
+            edit_all(&mut other, 2);
+            other.restore(black_box(&referenced), &lib).unwrap();
+        },
+        || {
+            drop(black_box(
+                NavMeshSnapshot::restore(black_box(&referenced), &lib).unwrap(),
+            ))
+        },
+    );
+    let (editing, _) = pair(11, 1, || edit_all(&mut other, 2), || {});
+    other.restore(&referenced, &lib).unwrap();
+    assert!(other.snapshot(SnapshotMode::Referenced) == referenced);
+    let roll = roll - editing;
+    println!(
+        "  rollback Referenced, every polygon edited ({} polygons): {roll:.0} ns; full restore {new:.0} ns; ratio {:.3}",
+        refs.len(),
+        roll / new
+    );
+    let mut edited = m.clone();
+    edit(&mut edited, 1);
+    let full = edited.snapshot(SnapshotMode::Full);
+    let copy = full.clone();
+    let mut other = edited.clone();
+    let (roll, cmp) = pair(
+        41,
+        3,
+        || {
+            edit(&mut other, 2);
+            other.restore(black_box(&full), &lib).unwrap();
+        },
+        || {
+            black_box(black_box(&full) == black_box(&copy));
+        },
+    );
+    let (editing, _) = pair(41, 3, || edit(&mut other, 2), || {});
+    other.restore(&full, &lib).unwrap();
+    assert!(other.snapshot(SnapshotMode::Full) == full);
+    let roll = roll - editing;
+    println!(
+        "  rollback Full, every 7th tile edited: {roll:.0} ns; comparing its {} B with a copy {cmp:.0} ns (the floor); ratio {:.2}",
+        full.len(),
+        roll / cmp
+    );
 }

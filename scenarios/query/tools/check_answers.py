@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import replay  # noqa: E402
 import query_model  # noqa: E402
 
-OPS = {1: "find_nearest_poly", 2: "find_path", 3: "find_straight_path", 4: "raycast"}
+OPS = {1: "find_nearest_poly", 2: "find_path", 3: "find_straight_path", 4: "raycast", 5: "corridor_cost"}
 STATUS = ["complete", "partial", "out_of_nodes"]
 STOP = ["reached", "wall", "missed", "visit_limit"]
 
@@ -69,6 +69,8 @@ def decode(b):
             a["over_poly"] = {0: False, 1: True}[r.take("<B")]
     elif op == 2:
         a["status"], a["cost"], a["corridor"] = STATUS[r.take("<B")], r.f64(), r.refs()
+    elif op == 5:
+        a["cost"] = r.f64()
     elif op == 3:
         a["points"] = [dict(pos=r.vec3(), flags=r.take("<B"), poly=r.take("<Q")) for _ in range(r.take("<I"))]
     else:
@@ -139,11 +141,22 @@ MODEL_ARGS = {"mesh", "center", "half_extents", "start", "end", "start_pos", "en
 def model_check(op, args, a, listed, rp):
     """query_model's answer for a default-filter step; the keys it derives must equal the golden
     and be listed by the case. Returns how many keys it derived."""
-    if op not in ("find_nearest_poly", "raycast", "find_path") or not set(args) <= MODEL_ARGS:
+    f3 = lambda v: [replay.exact(x) for x in v]  # noqa: E731
+    if op == "corridor_cost" and set(args) <= MODEL_ARGS | {"corridor", "filter"} \
+            and set(args.get("filter", {})) <= {"area_costs"}:
+        tiles = query_model.state(rp.meshes[rp.mesh].slots)
+        costs = [1.0] * 64
+        for area, c in (args.get("filter", {}).get("area_costs") or {}).items():
+            costs[int(area)] = replay.exact(c)
+        m = dict(cost=query_model.corridor_cost(tiles, [rp.raw(x) for x in args["corridor"]],
+                                                f3(args["start_pos"]), f3(args["end_pos"]), costs))
+        op = "modelled"
+    elif op not in ("find_nearest_poly", "raycast", "find_path") or not set(args) <= MODEL_ARGS:
         return 0
     tiles = query_model.state(rp.meshes[rp.mesh].slots)
-    f3 = lambda v: [replay.exact(x) for x in v]  # noqa: E731
-    if op == "find_nearest_poly":
+    if op == "modelled":
+        pass
+    elif op == "find_nearest_poly":
         m = query_model.nearest(tiles, f3(args["center"]), f3(args["half_extents"]))
     elif op == "raycast":
         costs = replay.boolean(args.get("costs", "false"))

@@ -27,9 +27,9 @@ import spec_generator as gen  # noqa: E402
 import spec_snapshot as snap  # noqa: E402
 
 AREAS = ("navmesh", "snapshot", "meshfile", "tile")
-OPS_QUERY = {"find_nearest_poly", "find_path", "find_straight_path", "raycast"}
+OPS_QUERY = {"find_nearest_poly", "find_path", "find_straight_path", "raycast", "corridor_cost"}
 PASSIVE = {"expect", "is_valid_ref", "get_poly", "content_id", "find_nearest_poly", "find_path",
-           "find_straight_path", "raycast"}
+           "find_straight_path", "raycast", "corridor_cost"}
 
 
 class Unsupported(Exception):
