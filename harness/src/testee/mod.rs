@@ -4,7 +4,6 @@
 //! ([`mutants`]).
 
 pub mod client;
-pub mod corridor;
 pub mod mutants;
 pub mod reference;
 pub mod server;

@@ -381,8 +381,30 @@ impl Reference {
             }
             query::Op::CorridorCost => {
                 let f = filter(a)?;
-                let cost =
-                    super::corridor::corridor_cost(m, &f, &a.corridor, a.start_pos, a.end_pos)?;
+                let c = &a.corridor;
+                let Some(corridor) = c
+                    .iter()
+                    .map(|&r| PolyRef::from_raw(r))
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    // A reference of generation 0: `invalid_ref` at either end, else (once the
+                    // ends and positions have passed) a step that reaches no polygon (E2).
+                    if let (Some(&f0), Some(&l0)) = (c.first(), c.last()) {
+                        let ends = [poly(f0, "corridor[0]")?, poly(l0, "corridor[last]")?];
+                        q.corridor_cost(&ends, a.start_pos, a.end_pos, &f)
+                            .map_err(rej)?;
+                    }
+                    return Err(Reply::Rejected {
+                        class: "query".into(),
+                        field: "invalid_input".into(),
+                        offset: None,
+                        message: "invalid input: a corridor polygon of generation 0 is not linked"
+                            .into(),
+                    });
+                };
+                let cost = q
+                    .corridor_cost(&corridor, a.start_pos, a.end_pos, &f)
+                    .map_err(rej)?;
                 Reply::ok([("cost", wire::float(cost))])
             }
             query::Op::Raycast => {

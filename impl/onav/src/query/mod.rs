@@ -8,6 +8,7 @@
 //! buffers and reuse the object's scratch, so that after a first call of a given size they
 //! allocate nothing.
 
+mod corridor;
 mod filter;
 mod geom;
 mod index;

@@ -78,6 +78,15 @@ fn straight_corridor() {
     assert_eq!(r.status, PathStatus::Complete);
     // 0.5 to the first portal midpoint, 1 + 1 between midpoints, 0.5 + 0.5 to the end.
     assert_eq!(r.cost, 3.0);
+    // P6: the cost model applied to the corridor gives the search's cost; one polygon is the
+    // straight leg, and the corridor reversed is costed from its own start.
+    assert_eq!(q.corridor_cost(&r.corridor, s, e, &filter), Ok(3.0));
+    assert_eq!(
+        q.corridor_cost(&quads[..1], s, [0.5, 0.0, 2.5], &filter),
+        Ok(2.0)
+    );
+    let back: Vec<_> = quads.iter().rev().copied().collect();
+    assert_eq!(q.corridor_cost(&back, e, s, &filter), Ok(3.0));
 
     let sp = q
         .find_straight_path(s, e, &r.corridor, StraightPathOptions::default())
@@ -711,6 +720,32 @@ fn bad_inputs_are_errors_not_panics() {
     assert_eq!(
         q.find_straight_path(p, p, &broken, no).map(drop),
         input(InvalidInput::CorridorNotLinked { index: 2 })
+    );
+    // corridor_cost checks the same ends and steps, and also the search's own step rules.
+    assert_eq!(
+        q.corridor_cost(&[], p, p, &fl).map(drop),
+        input(InvalidInput::EmptyCorridor)
+    );
+    assert!(q.corridor_cost(&fwd, p, p, &fl).is_ok());
+    assert_eq!(
+        q.corridor_cost(&rev, p, p, &fl).map(drop),
+        input(InvalidInput::CorridorNotLinked { index: 0 })
+    );
+    assert_eq!(
+        q.corridor_cost(&broken, p, p, &fl).map(drop),
+        input(InvalidInput::CorridorNotLinked { index: 2 })
+    );
+    assert!(matches!(
+        q.corridor_cost(&fwd[..2], p, p, &fl),
+        Err(QueryError::InvalidRef {
+            what: "corridor[last]",
+            ..
+        })
+    ));
+    let there_and_back = [f.quad(O, 0, 2), f.quad(O, 1, 2), f.quad(O, 0, 2)];
+    assert_eq!(
+        q.corridor_cost(&there_and_back, p, p, &fl).map(drop),
+        input(InvalidInput::CorridorNotLinked { index: 1 })
     );
     let mut fl2 = QueryFilter::default();
     let cost = |fl: &mut QueryFilter, area, c| fl.set_area_cost(area, c).map(drop);
