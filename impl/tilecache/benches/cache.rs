@@ -98,6 +98,19 @@ fn run() {
     }
     let cyl = |p: [f64; 3]| Obstacle::cylinder(p, 1.0, 2.0).expect("valid");
 
+    // With ONAV_PROFILE_ONTK set to `none` or a number of cylinders, only the `ONTK` figures'
+    // four sides run, each in a function of its own, for an instruction counter
+    // (`callgrind_annotate --inclusive=yes`).
+    if let Some(n) = std::env::var_os("ONAV_PROFILE_ONTK") {
+        let n: usize = n.to_str().and_then(|s| s.parse().ok()).unwrap_or(0);
+        for p in spots.iter().take(n) {
+            cache.add_obstacle(cyl(*p)).expect("add");
+        }
+        cache.update_all().expect("update");
+        profile_ontk(&mut cache, cyl(spots[0]), 2000);
+        return;
+    }
+
     // A cylinder added and settled (then removed and settled, untimed). With
     // ONAV_PROFILE_ADDS set, the cache is put back by a copy of the fresh one instead, so that
     // every `update` an instruction counter sees settles an addition, and the program stops
@@ -194,5 +207,72 @@ fn run() {
     println!(
         "ONTK restore {ta:.0} ns, mesh restore + lists memcpy {tm:.0} ns: {:.2}x",
         ta / tm
+    );
+}
+
+#[inline(never)]
+fn ontk_write(c: &TileCache) -> Vec<u8> {
+    c.snapshot(SnapshotMode::Referenced)
+}
+
+#[inline(never)]
+fn ontk_memcpy(snap: &[u8]) -> Vec<u8> {
+    snap.to_vec()
+}
+
+#[inline(never)]
+fn ontk_restore(c: &mut TileCache, snap: &[u8]) {
+    c.restore(snap).expect("restore");
+}
+
+#[inline(never)]
+fn ontk_mesh_restore(
+    m: &mut onav::TiledNavMesh,
+    snap: &[u8],
+    lib: &onav::TileLibrary,
+    lists: &[u8],
+) -> Vec<u8> {
+    m.restore(snap, lib).expect("mesh restore");
+    lists.to_vec()
+}
+
+/// The four sides of the `ONTK` figures, `reps` times each: the write and a memcpy of its
+/// output in the cache's state, then, after `extra` was added and settled, the restore in place
+/// and the mesh restore plus a memcpy of the lists.
+fn profile_ontk(cache: &mut TileCache, extra: Obstacle, reps: usize) {
+    let snap = cache.snapshot(SnapshotMode::Referenced);
+    for _ in 0..reps {
+        drop(black_box(ontk_write(black_box(cache))));
+    }
+    for _ in 0..reps {
+        drop(black_box(ontk_memcpy(black_box(&snap))));
+    }
+    let mesh_snap = cache.mesh().snapshot(SnapshotMode::Referenced);
+    let lists = snap[16..snap.len() - 8 - mesh_snap.len()].to_vec();
+    cache.add_obstacle(extra).expect("add");
+    cache.update_all().expect("update");
+    let moved = cache.clone();
+    let moved_mesh = cache.mesh().clone();
+    let lib = cache.library().clone();
+    let mut a = moved.clone();
+    let mut m = moved_mesh.clone();
+    for _ in 0..reps {
+        a.clone_from(&moved);
+        ontk_restore(black_box(&mut a), black_box(&snap));
+    }
+    for _ in 0..reps {
+        m.clone_from(&moved_mesh);
+        drop(black_box(ontk_mesh_restore(
+            black_box(&mut m),
+            black_box(&mesh_snap),
+            &lib,
+            &lists,
+        )));
+    }
+    println!(
+        "profiled: {} B snapshot, {} B mesh snapshot, {} B lists, {reps} reps",
+        snap.len(),
+        mesh_snap.len(),
+        lists.len()
     );
 }

@@ -108,8 +108,10 @@ fn merge<K: Ord, T>(
     touch: impl Fn(&T) -> crate::world::Touch,
 ) {
     if s.kept == 0 {
-        map.clear();
-    } else {
+        if !map.is_empty() {
+            map.clear();
+        }
+    } else if map.len() > s.kept {
         // The entries after the last kept one, taken from the back (`split_off` would
         // allocate new nodes for them on every restore).
         let last = key(s.last_kept);
@@ -252,13 +254,16 @@ impl TileCache {
         queue: &[u32],
         lists: &[u8],
     ) {
-        let mut code = self.lists.take().unwrap_or_else(ListsCode::empty);
-        code.replace(
-            lists,
-            (obstacles.kept, obstacles.new.iter().map(|e| e.2)),
-            (volumes.kept, volumes.new.iter().map(|e| e.2)),
-        );
-        self.lists = std::sync::OnceLock::from(code);
+        let kept = (obstacles.kept, obstacles.new.iter().map(|e| e.2));
+        let kept_volumes = (volumes.kept, volumes.new.iter().map(|e| e.2));
+        match self.lists.get_mut() {
+            Some(code) => code.replace(lists, kept, kept_volumes),
+            None => {
+                let mut code = ListsCode::empty();
+                code.replace(lists, kept, kept_volumes);
+                self.lists = std::sync::OnceLock::from(code);
+            }
+        }
         let world = &self.world;
         merge(&mut self.obstacles, obstacles, ObstacleId, |o| {
             world.touch(o.mark())

@@ -124,6 +124,116 @@ pub(super) fn parse<'a>(
     bytes: &'a [u8],
     own: Option<&ListsCode>,
 ) -> Result<Parsed<'a>, FormatError> {
+    if let Some(p) = own.and_then(|c| parse_kept(bytes, c)) {
+        debug_assert!(same_parse(&p, &parse_fields(bytes, own)));
+        return Ok(p);
+    }
+    parse_fields(bytes, own)
+}
+
+/// The little-endian u32 at `at`, if four bytes are there.
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Where a list whose `n` records are all `own`'s leading records (`recs`, ending at `ends`)
+/// ends, when the bytes at `at` are its count and those records and the last id is below
+/// `next`; `None` otherwise. Such a list passes every check of TC21–TC28: its records are the
+/// cache's own, and its count is within the limits because the records are there.
+fn kept_list(bytes: &[u8], at: usize, recs: &[u8], ends: &[u32], next: u32) -> Option<usize> {
+    let n = u32_at(bytes, at)? as usize;
+    if n > ends.len() {
+        return None;
+    }
+    let len = if n == 0 { 0 } else { ends[n - 1] as usize };
+    let first = at + 4;
+    if bytes.get(first..first + len)? != &recs[..len] || last_id(recs, ends, n) >= next {
+        return None;
+    }
+    Some(first + len)
+}
+
+/// Stage A of the common in-place case in one pass over fixed offsets: a valid header and next
+/// ids, every obstacle and volume record one of the cache's own leading records, an empty
+/// queue and a mesh snapshot that ends the bytes. It reads exactly what [`parse_fields`] reads
+/// and gives the same result (a debug build compares them); on anything else it gives `None`
+/// and the full parse runs, so that every error is the full parse's.
+fn parse_kept<'a>(bytes: &'a [u8], own: &ListsCode) -> Option<Parsed<'a>> {
+    let head = bytes.get(..8)?;
+    let [v0, v1] = ONTK_VERSION.to_le_bytes();
+    if head
+        != [
+            ONTK_MAGIC[0],
+            ONTK_MAGIC[1],
+            ONTK_MAGIC[2],
+            ONTK_MAGIC[3],
+            v0,
+            v1,
+            0,
+            0,
+        ]
+    {
+        return None;
+    }
+    let next_obstacle = u32_at(bytes, 8)?;
+    let next_volume = u32_at(bytes, 12)?;
+    if !(1..=MAX_NEXT_ID).contains(&next_obstacle) || !(1..=MAX_NEXT_ID).contains(&next_volume) {
+        return None;
+    }
+    let lists_at = OBSTACLE_COUNT_AT as usize;
+    let (recs, ends) = (own.obstacle_records(), &own.obstacle_ends[..]);
+    let volumes_at = kept_list(bytes, lists_at, recs, ends, next_obstacle)?;
+    let (vrecs, vends) = (own.volume_records(), &own.volume_ends[..]);
+    let queue_at = kept_list(bytes, volumes_at, vrecs, vends, next_volume)?;
+    if u32_at(bytes, queue_at)? != 0 {
+        return None;
+    }
+    let mesh_at = queue_at + 8;
+    let mesh = bytes.get(mesh_at..)?;
+    if u32_at(bytes, queue_at + 4)? as usize != mesh.len() {
+        return None;
+    }
+    fn section<T>(bytes: &[u8], at: usize, recs: &[u8], ends: &[u32]) -> Section<T> {
+        let n = u32_at(bytes, at).map_or(0, |n| n as usize);
+        Section {
+            kept: n,
+            last_kept: last_id(recs, ends, n),
+            new: Vec::new(),
+        }
+    }
+    Some(Parsed {
+        next_obstacle,
+        next_volume,
+        obstacles: section(bytes, lists_at, recs, ends),
+        volumes: section(bytes, volumes_at, vrecs, vends),
+        lists: &bytes[lists_at..queue_at],
+        queue_at: queue_at as u64,
+        queue: Vec::new(),
+        mesh_at: mesh_at as u64,
+        mesh,
+    })
+}
+
+/// Whether the fast path's result is the full parse's (for the debug comparison).
+fn same_parse(fast: &Parsed<'_>, full: &Result<Parsed<'_>, FormatError>) -> bool {
+    fn same_section<T>(a: &Section<T>, b: &Section<T>) -> bool {
+        a.kept == b.kept && a.last_kept == b.last_kept && a.new.is_empty() && b.new.is_empty()
+    }
+    let Ok(full) = full else { return false };
+    fast.next_obstacle == full.next_obstacle
+        && fast.next_volume == full.next_volume
+        && same_section(&fast.obstacles, &full.obstacles)
+        && same_section(&fast.volumes, &full.volumes)
+        && fast.lists == full.lists
+        && fast.queue_at == full.queue_at
+        && full.queue.is_empty()
+        && fast.mesh_at == full.mesh_at
+        && fast.mesh == full.mesh
+}
+
+/// Stage A field by field (module docs): what [`parse`] runs unless [`parse_kept`] applies.
+fn parse_fields<'a>(bytes: &'a [u8], own: Option<&ListsCode>) -> Result<Parsed<'a>, FormatError> {
     let mut r = Reader::new(bytes, 0);
     r.header(ONTK_MAGIC, ONTK_VERSION)?;
     let next_obstacle = next_id(&mut r, "next_obstacle_id")?;

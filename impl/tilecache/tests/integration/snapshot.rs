@@ -577,3 +577,52 @@ fn additions_extend_the_kept_list_encoding_exactly() {
         assert_eq!(fresh.snapshot(SnapshotMode::Referenced), s, "step {k}");
     }
 }
+
+/// An in-place restore of a settled cache's own snapshot takes stage A's one-pass path (every
+/// record the cache's own, an empty queue): with every byte of the head and lists changed,
+/// and every cut up to the mesh snapshot, it gives exactly what a full parse (a check into a
+/// fresh cache, which has no list encoding to share) gives, and a refusal changes nothing.
+#[test]
+fn the_one_pass_head_and_lists_path_equals_a_full_parse() {
+    let fx = cache_fixture();
+    let mut drained = busy();
+    drained.update_all().unwrap();
+    let s = drained.snapshot(SnapshotMode::Referenced);
+    let mesh_at = OntkModel::parse(&s).unwrap().encode_with_layout().1.mesh as usize;
+    let full = |b: &[u8]| -> Result<Vec<u8>, RestoreError> {
+        let mut fresh = fx.fresh.clone();
+        let v = fresh.check_restore(b, Some(drained.library()))?;
+        fresh.commit(v);
+        Ok(fresh.snapshot(SnapshotMode::Referenced))
+    };
+    let before = drained.snapshot(SnapshotMode::Full);
+    let in_place = |b: &[u8]| -> Result<Vec<u8>, RestoreError> {
+        let mut a = drained.clone();
+        let got = a.restore(b).map(|()| a.snapshot(SnapshotMode::Referenced));
+        if got.is_err() {
+            assert_eq!(a.snapshot(SnapshotMode::Full), before);
+        }
+        got
+    };
+    assert_eq!(in_place(&s), Ok(s.clone()));
+    let mut accepted = 0;
+    for i in 0..mesh_at + 8 {
+        for x in [0x01u8, 0x80] {
+            let mut b = s.clone();
+            b[i] ^= x;
+            let got = in_place(&b);
+            assert_eq!(got, full(&b), "byte {i} ^ {x:#x}");
+            accepted += usize::from(got.is_ok());
+        }
+        assert_eq!(in_place(&s[..i]), full(&s[..i]), "cut at {i}");
+    }
+    let mut longer = s.clone();
+    longer.push(0);
+    assert_eq!(in_place(&longer), full(&longer));
+    assert!(mesh_at > 100, "the snapshot holds lists ({mesh_at})");
+    let tried = 2 * (mesh_at + 8);
+    assert!(
+        accepted > 0 && accepted < tried,
+        "{accepted} of {tried} changes accepted"
+    );
+}
