@@ -9,6 +9,8 @@
 //!
 //! Limits: L10 (spans per column).
 
+use std::sync::Arc;
+
 use crate::error::{check, BuildError, LimitKind, TileCell};
 use crate::rasterize::{column_starts, Heightfield, Occupied, Window};
 
@@ -19,24 +21,25 @@ pub(crate) const NO_SPAN: u32 = u32::MAX;
 /// The ceiling of a span with nothing above it.
 pub(crate) const OPEN_TOP: u32 = u32::MAX;
 
-/// Open spans per column with their links.
+/// Open spans per column with their links. Every array but the areas is shared (`Arc`): a
+/// rebuild with other areas ([`Compact::with_area`]) copies no span data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Compact {
     pub win: Window,
     /// A rectangle holding every non-empty column.
     pub occ: Occupied,
     /// Column c holds spans `start[c] .. start[c + 1]`.
-    pub start: Vec<u32>,
+    pub start: Arc<[u32]>,
     /// Floor of each span (cells).
-    pub y: Vec<u32>,
+    pub y: Arc<[u32]>,
     /// Ceiling of each span (cells), [`OPEN_TOP`] when open.
-    pub top: Vec<u32>,
+    pub top: Arc<[u32]>,
     /// Area id, 0 = unwalkable (set by marks or erosion).
     pub area: Vec<u8>,
     /// Per direction, the index of the linked span within the neighbour column, or [`NO_LINK`].
-    pub link: Vec<[u16; 4]>,
+    pub link: Arc<[[u16; 4]]>,
     /// The column of each span.
-    pub col: Vec<u32>,
+    pub col: Arc<[u32]>,
 }
 
 impl Compact {
@@ -73,7 +76,7 @@ impl Compact {
         let step = [1, size, 1usize.wrapping_neg(), size.wrapping_neg()];
         self.link
             .iter()
-            .zip(&self.col)
+            .zip(&self.col[..])
             .map(|(l, &col)| {
                 let mut out = [NO_SPAN; 4];
                 for d in 0..4 {
@@ -100,18 +103,18 @@ impl Compact {
         }
     }
 
-    /// A copy with the areas `area` (one per span).
+    /// A copy with the areas `area` (one per span), sharing every other array.
     pub(crate) fn with_area(&self, area: Vec<u8>) -> Compact {
         debug_assert_eq!(area.len(), self.span_count());
         Compact {
             win: self.win,
             occ: self.occ,
-            start: self.start.clone(),
-            y: self.y.clone(),
-            top: self.top.clone(),
+            start: Arc::clone(&self.start),
+            y: Arc::clone(&self.y),
+            top: Arc::clone(&self.top),
             area,
-            link: self.link.clone(),
-            col: self.col.clone(),
+            link: Arc::clone(&self.link),
+            col: Arc::clone(&self.col),
         }
     }
 
@@ -170,12 +173,12 @@ pub(crate) fn compact(
     let mut c = Compact {
         win: hf.win,
         occ: hf.occ,
-        start,
-        y,
-        top,
+        start: start.into(),
+        y: y.into(),
+        top: top.into(),
         area,
-        link: Vec::new(),
-        col: colv,
+        link: Arc::from([]),
+        col: colv.into(),
     };
     let (h, climb) = (i64::from(walkable_height), i64::from(walkable_climb));
     let mut link = vec![[NO_LINK; 4]; c.span_count()];
@@ -203,7 +206,7 @@ pub(crate) fn compact(
             }
         }
     }
-    c.link = link;
+    c.link = link.into();
     Ok(c)
 }
 
@@ -229,6 +232,6 @@ mod tests {
         // Unwalkable spans are left out.
         let hf = heightfield(1, 0, &[(0, 0, 0, 4, 0), (0, 0, 10, 12, 2)]);
         let c = compact(&hf, 3, 1, CELL, u64::MAX).unwrap();
-        assert_eq!((c.y.clone(), c.area.clone()), (vec![12], vec![2]));
+        assert_eq!((c.y.to_vec(), c.area.clone()), (vec![12], vec![2]));
     }
 }

@@ -320,25 +320,26 @@ pub(crate) fn regions_with(
 }
 
 /// Per-region span counts, neighbours and flatness conflicts.
+///
+/// Only interior columns are walked: the sweep gives regions to interior spans only (padding
+/// spans get 0 or [`BORDER`], rows and columns outside the interior are never swept), so a
+/// padding column holds no span that contributes. The four neighbour columns of an interior
+/// column lie inside the window (the border is at least 3 columns, §3).
 fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
     let mut info = vec![Info::default(); count as usize + 1];
     let is_region = |r: u32| r != 0 && r != BORDER;
-    let size = c.win.size;
-    // Every span lies in a column of `c.occ`; the columns are walked in index order.
-    for z in c.occ.z0..c.occ.z1 {
-        for x in c.occ.x0..c.occ.x1 {
+    let (size, b) = (c.win.size, c.win.border);
+    debug_assert!(b >= 1, "an interior column has all four neighbour columns");
+    let (xs, xe) = (b.max(c.occ.x0), (size - b).min(c.occ.x1));
+    let (zs, ze) = (b.max(c.occ.z0), (size - b).min(c.occ.z1));
+    // The column offsets of directions 0 … 3 (+x, +z, −x, −z); wrapping, since an interior
+    // column's neighbours are inside the window the sums stay in range.
+    let step = [1, size, 1usize.wrapping_neg(), size.wrapping_neg()];
+    // The columns are walked in index order.
+    for z in zs..ze {
+        for x in xs..xe {
             let col = z * size + x;
             let own = c.column(col);
-            if own.is_empty() {
-                continue;
-            }
-            // The neighbour columns in directions 0 … 3 inside the window.
-            let ncols = [
-                (x + 1 < size).then_some(col + 1),
-                (z + 1 < size).then_some(col + size),
-                (x > 0).then(|| col - 1),
-                (z > 0).then(|| col - size),
-            ];
             for i in own.clone() {
                 let r = reg[i];
                 if !is_region(r) {
@@ -348,26 +349,32 @@ fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
                 inf.spans += 1;
                 inf.area = c.area[i];
                 inf.alive = true;
-                for j in own.clone() {
-                    if j != i && is_region(reg[j]) && reg[j] != r {
-                        inf.add_conflict(reg[j]);
+                if own.len() > 1 {
+                    for j in own.clone() {
+                        if j != i && is_region(reg[j]) && reg[j] != r {
+                            inf.add_conflict(reg[j]);
+                        }
                     }
                 }
-                for (d, nc) in ncols.iter().enumerate() {
-                    let j = nb[i][d];
-                    match (j != NO_SPAN).then_some(j as usize) {
-                        Some(j) if reg[j] == BORDER => inf.border = true,
-                        Some(j) if reg[j] == 0 => inf.wall = true,
-                        Some(j) if reg[j] != r => inf.add_neighbour(reg[j]),
-                        Some(_) => {}
-                        None => inf.wall = true,
+                let nbi = nb[i];
+                for (d, &st) in step.iter().enumerate() {
+                    let j = nbi[d];
+                    if j == NO_SPAN {
+                        inf.wall = true;
+                    } else {
+                        match reg[j as usize] {
+                            BORDER => inf.border = true,
+                            0 => inf.wall = true,
+                            q if q != r => inf.add_neighbour(q),
+                            _ => {}
+                        }
                     }
-                    if let Some(nc) = *nc {
-                        let link = mutual_in(nb, i, d);
-                        for j in c.column(nc) {
-                            if is_region(reg[j]) && reg[j] != r && Some(j) != link {
-                                inf.add_conflict(reg[j]);
-                            }
+                    // Spans of the neighbour column in another region conflict unless they
+                    // are the mutual link (looked up only for such a span).
+                    for k in c.column(col.wrapping_add(st)) {
+                        let q = reg[k];
+                        if q != r && is_region(q) && Some(k) != mutual_in(nb, i, d) {
+                            inf.add_conflict(q);
                         }
                     }
                 }

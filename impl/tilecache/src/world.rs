@@ -4,11 +4,11 @@
 //!
 //! The intermediates are kept uncompressed: they are read by every rebuild (the hot path), and
 //! they hold 1.05 / 2.15 / 3.81 MB for dungeon / nav_test / undulating at 48-cell tiles;
-//! deflate (level 1) shrinks them to 14 %, but decoding one cell costs 39–73 µs against about
-//! 1 µs for the copy a rebuild makes anyway (`spec/tilecache.md` §9, decision 3). Each cell also
-//! keeps what a rebuild reuses (`onav_build3d::CachedCell`: the neighbour table, the areas
-//! before and after erosion, the regions' sweep and the tiles without marks), about 22 more
-//! bytes per span, so roughly twice those figures.
+//! deflate (level 1) shrinks them to 14 %, but decoding one cell costs 39–73 µs, while a rebuild
+//! reads the arrays in place and copies only the areas (`spec/tilecache.md` §9, decision 3).
+//! Each cell also keeps what a rebuild reuses (`onav_build3d::CachedCell`: the neighbour table,
+//! the areas before and after erosion, the regions' sweep and the tiles without marks), about
+//! 22 more bytes per span, so roughly twice those figures.
 
 use onav::NavTile;
 use onav_build3d::{AreaMark, BuildError, CachedCell, Plan, TileCell};
