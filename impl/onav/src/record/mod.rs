@@ -44,13 +44,11 @@ pub(crate) fn state_len(t: &NavTile) -> usize {
 /// flags), its disabled link count and the disabled link indices, ascending (S11–S16).
 pub(crate) fn write_state(w: &mut Writer, t: &NavTile) {
     w.u32(t.edited_polys().len() as u32);
-    let edits = t.edited_polys().map(|p| (p, t.area(p), t.flags(p)));
-    for (p, area, flags) in edits {
-        if let (Some(area), Some(flags)) = (area, flags) {
-            w.u32(p.0);
-            w.u8(area);
-            w.u16(flags);
-        }
+    for (p, area, flags) in t.edits() {
+        // One 7-byte record at a time (EDIT_LEN): polygon, area, flags.
+        let [p0, p1, p2, p3] = p.0.to_le_bytes();
+        let [f0, f1] = flags.to_le_bytes();
+        w.bytes(&[p0, p1, p2, p3, area, f0, f1]);
     }
     w.u32(t.disabled_links().len() as u32);
     for l in t.disabled_links() {

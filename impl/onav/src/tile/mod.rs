@@ -297,6 +297,12 @@ impl TileData {
         &self.bytes[self.areas_offset..self.areas_offset + self.poly_count()]
     }
 
+    /// The as-built areas and then flags (3 P bytes), as the tile bytes hold them.
+    #[inline]
+    fn values(&self) -> &[u8] {
+        &self.bytes[self.areas_offset..self.areas_offset + 3 * self.poly_count()]
+    }
+
     /// The as-built flags of polygon `i` (< P).
     #[inline]
     pub fn flags(&self, i: usize) -> u16 {
@@ -313,20 +319,45 @@ impl TileData {
     }
 }
 
-/// The current areas and flags of a copy whose values were ever edited (R12).
+/// Bytes of as-built values per edit above which putting a tile's values back copies them all
+/// at once (one short copy costs about as much as a few single values).
+const RESET_COPY_BYTES: usize = 64;
+
+/// The current areas and flags of a copy whose values were ever edited (R12), laid out as the
+/// tile bytes hold them (`spec/navmesh-format.md` §3.5): P areas, then P little-endian u16
+/// flags. So putting every value back is one copy of the tile's own bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Current {
-    areas: Vec<u8>,
-    flags: Vec<u16>,
+    values: Vec<u8>,
 }
 
 impl Current {
     /// The as-built values of `d`.
     fn as_built(d: &TileData) -> Self {
         Self {
-            areas: d.areas().to_vec(),
-            flags: (0..d.poly_count()).map(|i| d.flags(i)).collect(),
+            values: d.values().to_vec(),
         }
+    }
+
+    /// The areas, one per polygon (`np` of them).
+    #[inline]
+    fn areas(&self, np: usize) -> &[u8] {
+        &self.values[..np]
+    }
+
+    /// The flags of polygon `i` (< `np`).
+    #[inline]
+    fn flags(&self, np: usize, i: usize) -> u16 {
+        let at = np + 2 * i;
+        u16::from_le_bytes([self.values[at], self.values[at + 1]])
+    }
+
+    /// Sets polygon `i`'s (< `np`) area and flags.
+    #[inline]
+    fn set(&mut self, np: usize, i: usize, area: u8, flags: u16) {
+        self.values[i] = area;
+        let at = np + 2 * i;
+        self.values[at..at + 2].copy_from_slice(&flags.to_le_bytes());
     }
 }
 
@@ -573,6 +604,7 @@ impl NavTile {
     }
 
     /// Current area of a polygon.
+    #[inline]
     pub fn area(&self, poly: PolyIndex) -> Option<u8> {
         self.areas().get(poly.0 as usize).copied()
     }
@@ -580,10 +612,10 @@ impl NavTile {
     /// Current flags of a polygon.
     #[inline]
     pub fn flags(&self, poly: PolyIndex) -> Option<u16> {
-        let i = poly.0 as usize;
+        let (i, np) = (poly.0 as usize, self.data.poly_count());
         match &self.current {
-            Some(c) => c.flags.get(i).copied(),
-            None => (i < self.data.poly_count()).then(|| self.data.flags(i)),
+            Some(c) => (i < np).then(|| c.flags(np, i)),
+            None => (i < np).then(|| self.data.flags(i)),
         }
     }
 
@@ -602,16 +634,16 @@ impl NavTile {
     #[inline]
     pub fn areas(&self) -> &[u8] {
         match &self.current {
-            Some(c) => &c.areas,
+            Some(c) => c.areas(self.data.poly_count()),
             None => self.data.areas(),
         }
     }
 
     /// Current flags of all polygons, in polygon order.
     pub fn all_flags(&self) -> impl ExactSizeIterator<Item = u16> + '_ {
-        let current = self.current.as_deref().map(|c| c.flags.as_slice());
-        (0..self.data.poly_count()).map(move |i| match current {
-            Some(f) => f[i],
+        let (current, np) = (self.current.as_deref(), self.data.poly_count());
+        (0..np).map(move |i| match current {
+            Some(c) => c.flags(np, i),
             None => self.data.flags(i),
         })
     }
@@ -625,6 +657,24 @@ impl NavTile {
     /// Polygons whose current area or flags differ from the as-built values, ascending.
     pub fn edited_polys(&self) -> impl ExactSizeIterator<Item = PolyIndex> + '_ {
         self.edited.iter().copied()
+    }
+
+    /// The edited polygons with their current area and flags, ascending (what a snapshot
+    /// record lists, S11–S13): one look at the current values for all of them.
+    #[inline]
+    pub(crate) fn edits(&self) -> impl Iterator<Item = (PolyIndex, u8, u16)> + '_ {
+        let np = self.data.poly_count();
+        let values = match &self.current {
+            Some(c) => c.values.as_slice(),
+            None => self.data.values(),
+        };
+        self.edited.iter().filter_map(move |&p| {
+            let i = p.0 as usize;
+            let at = np + 2 * i;
+            let area = *values.get(i)?;
+            let flags = values.get(at..at + 2)?;
+            Some((p, area, u16::from_le_bytes([flags[0], flags[1]])))
+        })
     }
 
     /// Disabled link indices, ascending.
@@ -645,8 +695,7 @@ impl NavTile {
             self.current = Some(Box::new(Current::as_built(&self.data)));
         }
         if let Some(c) = &mut self.current {
-            c.areas[i] = area;
-            c.flags[i] = flags;
+            c.set(self.data.poly_count(), i, area, flags);
         }
         if as_built {
             self.edited.remove(poly);
@@ -661,19 +710,16 @@ impl NavTile {
     pub(crate) fn reset_state(&mut self) {
         if let (Some(c), false) = (&mut self.current, self.edited.is_empty()) {
             let d = &self.data;
-            let (np, at) = (d.poly_count(), d.areas_offset);
-            let (areas, flags) = (&d.bytes[at..at + np], &d.bytes[at + np..at + 3 * np]);
-            if self.edited.0.len() >= 16 && 4 * self.edited.0.len() >= np {
-                // Many edits: copy both arrays whole (vectorised) instead of one by one.
-                c.areas.copy_from_slice(areas);
-                for (f, b) in c.flags.iter_mut().zip(flags.chunks_exact(2)) {
-                    *f = u16::from_le_bytes([b[0], b[1]]);
-                }
+            let (np, values) = (d.poly_count(), d.values());
+            if RESET_COPY_BYTES * self.edited.0.len() >= values.len() {
+                // Enough edits: one copy of the tile's 3 P bytes instead of one by one.
+                c.values.copy_from_slice(values);
             } else {
                 for p in self.edited.iter() {
                     let i = p.0 as usize;
-                    c.areas[i] = areas[i];
-                    c.flags[i] = u16::from_le_bytes([flags[2 * i], flags[2 * i + 1]]);
+                    let at = np + 2 * i;
+                    c.values[i] = values[i];
+                    c.values[at..at + 2].copy_from_slice(&values[at..at + 2]);
                 }
             }
         }
@@ -695,10 +741,9 @@ impl NavTile {
             let c = self
                 .current
                 .get_or_insert_with(|| Box::new(Current::as_built(&self.data)));
+            let np = self.data.poly_count();
             for (p, area, flags) in edits {
-                let i = p.0 as usize;
-                c.areas[i] = area;
-                c.flags[i] = flags;
+                c.set(np, p.0 as usize, area, flags);
                 self.edited.0.push(p);
             }
         }
@@ -725,12 +770,8 @@ impl NavTile {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = self.data.bytes.to_vec();
         if let (Some(c), false) = (&self.current, self.edited.is_empty()) {
-            let p = c.areas.len();
             let at = self.data.areas_offset;
-            out[at..at + p].copy_from_slice(&c.areas);
-            for (i, f) in c.flags.iter().enumerate() {
-                out[at + p + 2 * i..at + p + 2 * i + 2].copy_from_slice(&f.to_le_bytes());
-            }
+            out[at..at + c.values.len()].copy_from_slice(&c.values);
         }
         out
     }

@@ -1792,3 +1792,46 @@ fn fast_and_general_readers_agree_on_boundary_coordinates() {
         }
     }
 }
+
+/// Putting a tile's values back after edits, one value at a time (few edits) or with one copy of
+/// the as-built bytes (many): both give the as-built tile, and the edited values stay where the
+/// tile bytes keep them (areas, then little-endian flags).
+#[test]
+fn reset_and_replace_state_one_by_one_or_whole() {
+    let w = crate::generator::WorldSpec {
+        columns: 1,
+        rows: 1,
+        quads: 8,
+        ..crate::generator::WorldSpec::default()
+    };
+    let built = w.tiles().remove(0);
+    let np = built.poly_count();
+    // One or two edits take the one-by-one branch, every polygon the whole copy.
+    assert!(3 * np as usize > 2 * super::RESET_COPY_BYTES);
+    for n in [1, 2, np] {
+        let mut t = built.clone();
+        let edits: Vec<_> = (0..n)
+            .map(|p| (PolyIndex(p), (p % 60) as u8, 0x4321 ^ p as u16))
+            .collect();
+        for &(p, area, flags) in &edits {
+            t.set_area_flags(p, area, flags);
+        }
+        assert_eq!(t.edited_polys().len(), n as usize, "{n} edits");
+        for &(p, area, flags) in &edits {
+            assert_eq!((t.area(p), t.flags(p)), (Some(area), Some(flags)));
+        }
+        assert_eq!(t.edits().collect::<Vec<_>>(), edits);
+        // The serialized tile holds the edited values, read back by the reader.
+        let again = NavTile::from_bytes(&t.to_bytes()).expect("a valid tile");
+        assert_eq!(again.areas(), t.areas());
+        assert!(again.all_flags().eq(t.all_flags()));
+        let mut r = built.clone();
+        r.replace_state(edits.iter().copied(), std::iter::empty());
+        assert_eq!(r, t);
+        t.reset_state();
+        assert_eq!(t, built, "{n} edits put back");
+        assert_eq!(t.to_bytes(), built.as_built_bytes());
+        assert_eq!(t.edited_polys().len(), 0);
+        assert!(t.all_flags().eq(built.all_flags()));
+    }
+}
