@@ -81,6 +81,17 @@ pub struct RaycastSummary {
 /// The segment `s + t·d`, t in [0, 1], clipped on x–z to the convex counter-clockwise polygon
 /// of the `n` vertices `vertex(0 .. n)`, edge k running from vertex k to vertex k + 1 (wrapping)
 /// (`spec/queries.md` §6.1): `(t_min, t_max, exit edge)`, or `None` when it misses.
+///
+/// Written without data-dependent branches (the profile's cost was mispredicted branches on
+/// the quotients' comparisons, not the divisions), yet equal to §6.1 step by step:
+/// - every edge's quotient is formed and compared; where §6.1 skips the edge (`den = 0`) or
+///   the comparison fails, nothing is updated, and an edge with `den = 0` gives ±∞ or NaN, which
+///   neither the entering nor the leaving update takes because they require `den < 0` or
+///   `den > 0`;
+/// - §6.1's early "misses" are decided once at the end: `tmin` only grows and `tmax` only
+///   shrinks, neither ever holds a NaN, so `tmin > tmax` after some update holds iff it holds
+///   after the last one; a parallel edge with `num < 0` is remembered in a flag. A miss discards
+///   `exit`, so the updates after the point where §6.1 returns change nothing visible.
 #[inline]
 fn clip(
     s: &Vec3,
@@ -88,7 +99,8 @@ fn clip(
     n: usize,
     vertex: impl Fn(usize) -> Vec3,
 ) -> Option<(f64, f64, Option<usize>)> {
-    let (mut tmin, mut tmax, mut exit) = (0.0f64, 1.0f64, None);
+    let (mut tmin, mut tmax, mut exit) = (0.0f64, 1.0f64, usize::MAX);
+    let mut outside = false;
     let first = vertex(0);
     let mut b = first;
     for k in 0..n {
@@ -97,41 +109,20 @@ fn clip(
         b = if k + 1 == n { first } else { vertex(k + 1) };
         let num = orient(&a, &b, s);
         let den = (b[2] - a[2]) * d[0] - (b[0] - a[0]) * d[2];
-        if den == 0.0 {
-            if num < 0.0 {
-                return None;
-            }
-            continue;
-        }
-        // The quotient is skipped where its sign or size alone decides the comparison: an
-        // entering edge with num ≥ 0 has t ≤ 0 ≤ tmin, a leaving edge with num ≥ den has
-        // t ≥ 1 ≥ tmax (rounding is monotone), and neither then changes anything.
-        if den < 0.0 {
-            if num >= 0.0 {
-                continue;
-            }
-            let t = num / den;
-            if t > tmin {
-                tmin = t;
-                if tmin > tmax {
-                    return None;
-                }
-            }
-        } else {
-            if num >= den {
-                continue;
-            }
-            let t = num / den;
-            if t < tmax {
-                tmax = t;
-                exit = Some(k);
-                if tmax < tmin {
-                    return None;
-                }
-            }
-        }
+        outside |= den == 0.0 && num < 0.0;
+        let t = num / den;
+        // Entering (den < 0): the strict maximum; leaving (den > 0): the strict minimum, the
+        // first edge in order winning ties.
+        let enter = den < 0.0 && t > tmin;
+        let leave = den > 0.0 && t < tmax;
+        tmin = if enter { t } else { tmin };
+        tmax = if leave { t } else { tmax };
+        exit = if leave { k } else { exit };
     }
-    Some((tmin, tmax, exit))
+    if outside || tmin > tmax {
+        return None;
+    }
+    Some((tmin, tmax, (exit != usize::MAX).then_some(exit)))
 }
 
 impl NavMeshQuery<'_> {
