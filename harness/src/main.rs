@@ -14,7 +14,12 @@ use onav_harness::{HarnessError, MutantKind};
 #[command(
     name = "onav",
     version,
-    about = "onav conformance and determinism harness"
+    about = "onav conformance and determinism harness",
+    after_help = "Output paths: every file or folder a command writes (--out, --svg, --trace, \
+                  --write-failure-list, --update-failure-list, bless) is created with its missing \
+                  parent folders. A path where a file would replace an existing folder (or a \
+                  folder a file), or that runs through an existing file, is refused with exit 2 \
+                  before any work."
 )]
 struct Cli {
     /// Repository root: the folder holding scenarios/ (and golden/, spec/); scenario paths lie
@@ -43,7 +48,7 @@ enum Cmd {
         /// Thread counts, comma separated (each 1 to 1024; default 1,2,4).
         #[arg(long, value_delimiter = ',', value_parser = args::thread_count)]
         threads: Option<Vec<usize>>,
-        /// Write the JSON here.
+        /// Write the JSON here (missing folders are created).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -58,7 +63,7 @@ enum Cmd {
     },
     /// Write the suite as JSON plus .bin files, for ports without YAML.
     Compile {
-        /// Output folder.
+        /// Output folder (created with its missing parents).
         #[arg(long)]
         out: PathBuf,
     },
@@ -100,7 +105,7 @@ enum Cmd {
         /// Settings YAML: the fields of spec/build3d.md §3.1 (default: the demo settings).
         #[arg(long)]
         settings: Option<PathBuf>,
-        /// The mesh file (ONMS) to write.
+        /// The mesh file (ONMS) to write (missing folders are created).
         #[arg(long)]
         out: PathBuf,
         /// Worker threads (default: the machine's).
@@ -113,7 +118,8 @@ enum Cmd {
         a: PathBuf,
         /// Second file.
         b: PathBuf,
-        /// Also draw both files with the difference marked, as SVG, here.
+        /// Also draw both files with the difference marked, as SVG, here (missing folders are
+        /// created).
         #[arg(long)]
         svg: Option<PathBuf>,
     },

@@ -54,6 +54,18 @@ pub enum BuildCommandError {
         /// The line and why.
         source: ObjError,
     },
+    /// The input holds no face: not OBJ geometry (B4 skips every line that is not `v` or `f`,
+    /// so a README or a picture would read as an empty OBJ). The `build` op still builds such
+    /// geometry to no tile (`build3d/y_no-triangles`); only the command refuses it, since a
+    /// mesh file of nothing is never what a user asked for.
+    #[error(
+        "{}: not OBJ geometry: it has no face (`f` line), so there is nothing to build",
+        path.display()
+    )]
+    NoFaces {
+        /// The file.
+        path: PathBuf,
+    },
     /// The build fails: a limit, a hole or a triangulation (`spec/build3d.md` §16, §17).
     #[error("{}: {source}", path.display())]
     Build {
@@ -229,20 +241,16 @@ pub fn summary_text(
 
 /// Why a build came out empty, if it did: a mesh file with no tiles is valid (it restores and
 /// answers every query with "no polygon"), but a user who built it almost certainly expected
-/// polygons, so the command says so on standard error.
-fn empty_reason(geometry: &Geometry, s: &Summary) -> Option<&'static str> {
-    if s.tiles > 0 {
-        None
-    } else if geometry.triangle_count() == 0 {
-        Some("the input has no faces")
-    } else {
-        Some("no triangle gave a walkable surface at these settings")
-    }
+/// polygons, so the command says so on standard error. (An input with no face never gets here:
+/// [`BuildCommandError::NoFaces`].)
+fn empty_reason(s: &Summary) -> Option<&'static str> {
+    (s.tiles == 0).then_some("no triangle gave a walkable surface at these settings")
 }
 
 /// `onav build`.
 pub fn run(o: &BuildOptions) -> Result<Outcome, HarnessError> {
     let start = Instant::now();
+    super::check_output(&o.out, super::OutputKind::File)?;
     let settings = read_settings(o.settings.as_deref())?;
     let obj = std::fs::read(&o.input).map_err(|e| HarnessError::io(&o.input, e))?;
     let path = || o.input.clone();
@@ -250,6 +258,9 @@ pub fn run(o: &BuildOptions) -> Result<Outcome, HarnessError> {
         path: path(),
         source,
     })?;
+    if geometry.triangle_count() == 0 {
+        return Err(BuildCommandError::NoFaces { path: path() }.into());
+    }
     let build_err = |source| BuildCommandError::Build {
         path: path(),
         source,
@@ -289,7 +300,7 @@ pub fn run(o: &BuildOptions) -> Result<Outcome, HarnessError> {
         })?;
     let file = onav::write_mesh(&mesh);
     write_file(&o.out, &file)?;
-    if let Some(why) = empty_reason(&geometry, &summary) {
+    if let Some(why) = empty_reason(&summary) {
         eprintln!(
             "warning: {}: {why}; the mesh file holds no tiles",
             o.input.display()

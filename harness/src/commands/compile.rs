@@ -58,6 +58,7 @@ fn previous_compile(out: &Path) -> Result<Vec<std::path::PathBuf>, HarnessError>
 /// `onav compile --out DIR`.
 pub fn run(root: &Path, out: &Path) -> Result<Outcome, HarnessError> {
     super::check_root(root)?;
+    super::check_output(out, super::OutputKind::Folder)?;
     let previous = previous_compile(out)?;
     let suite = suite::load(root, &[], None);
     for e in &suite.load_errors {

@@ -45,7 +45,7 @@ pub struct DrawArgs {
     /// Tile files (drawn together, stitched), mesh files and snapshots.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Write the SVG here (default: standard output).
+    /// Write the SVG here (default: standard output; missing folders are created).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Tile files (or mesh files, or Full snapshots) whose tiles a Referenced snapshot names.
@@ -105,6 +105,9 @@ fn emit(svg: &str, out: Option<&Path>) -> Result<(), HarnessError> {
 /// `onav draw`: writes the picture; bytes onav rejects are drawn too (with the error marked), so
 /// only unreadable files and bad arguments keep it from running.
 pub fn run(a: &DrawArgs) -> Result<Outcome, HarnessError> {
+    if let Some(p) = &a.out {
+        super::check_output(p, super::OutputKind::File)?;
+    }
     let lib = library(&a.library)?;
     let inputs = a
         .files
@@ -139,6 +142,7 @@ pub fn diff_svg(a: &Path, b: &Path, out: Option<&Path>) -> Result<(), HarnessErr
     let Some(out) = out else {
         return Ok(());
     };
+    super::check_output(out, super::OutputKind::File)?;
     let svg = draw::diff_picture(&input(a)?, &input(b)?, &onav::TileLibrary::new());
     emit(&svg, Some(out))
 }

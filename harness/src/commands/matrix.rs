@@ -32,6 +32,9 @@ pub fn run(
 ) -> Result<Outcome, HarnessError> {
     let threads = suite::thread_counts(Some(threads.unwrap_or(&[1, 2, 4])))?;
     super::check_root(root)?;
+    if let Some(p) = out {
+        super::check_output(p, super::OutputKind::File)?;
+    }
     let mut suite = suite::load(root, &[], None);
     suite
         .cases

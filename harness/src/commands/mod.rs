@@ -99,10 +99,63 @@ fn reference_results(
     )?))
 }
 
-/// Writes `bytes` to `path`, creating its folder.
+/// Writes `bytes` to `path`, creating its missing folders (`spec/conformance.md` §4.5: every
+/// file or folder onav writes is created with its missing parent folders, as `mkdir -p`).
 fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), HarnessError> {
     if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).map_err(|e| HarnessError::io(d, e))?;
     }
     std::fs::write(path, bytes).map_err(|e| HarnessError::io(path, e))
+}
+
+/// What a command will write at a path: a file or a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// `--out FILE`, `--svg`, failure lists.
+    File,
+    /// `compile --out DIR`, `--trace DIR`.
+    Folder,
+}
+
+/// Checks, before any work, that a command can write `path` under the one rule of every output
+/// (`spec/conformance.md` §4.5): missing folders on the way are created later, but a file must
+/// not name an existing folder (nor a folder an existing file), and no existing part of the way
+/// may be a file. So a typo costs no run, and no command creates some folders and not others.
+pub fn check_output(path: &std::path::Path, kind: OutputKind) -> Result<(), HarnessError> {
+    let refuse = |p: &std::path::Path, k, why: &str| {
+        Err(HarnessError::io(p, std::io::Error::new(k, why.to_owned())))
+    };
+    if path.as_os_str().is_empty() {
+        return refuse(path, std::io::ErrorKind::NotFound, "an empty path");
+    }
+    match kind {
+        OutputKind::File if path.is_dir() => {
+            return refuse(
+                path,
+                std::io::ErrorKind::IsADirectory,
+                "is a folder, not a file",
+            );
+        }
+        OutputKind::Folder if path.exists() && !path.is_dir() => {
+            return refuse(
+                path,
+                std::io::ErrorKind::NotADirectory,
+                "is a file, not a folder",
+            );
+        }
+        _ => {}
+    }
+    for a in path.ancestors().skip(1) {
+        if a.as_os_str().is_empty() || a.is_dir() {
+            break;
+        }
+        if a.exists() {
+            return refuse(
+                a,
+                std::io::ErrorKind::NotADirectory,
+                "is a file, so no folder can be made below it",
+            );
+        }
+    }
+    Ok(())
 }

@@ -35,11 +35,12 @@ pub struct RunOptions {
     /// warning.
     #[arg(long)]
     pub strict_failure_list: bool,
-    /// Write every case that ran and did not pass, with its status, as a failure list.
+    /// Write every case that ran and did not pass, with its status, as a failure list (missing
+    /// folders are created).
     #[arg(long, value_name = "FILE")]
     pub write_failure_list: Option<PathBuf>,
     /// Apply this failure list, then rewrite it to this run's outcome (entries that no
-    /// longer hold removed, new failures added).
+    /// longer hold removed, new failures added; missing folders are created).
     #[arg(long, value_name = "FILE", conflicts_with = "failure_list")]
     pub update_failure_list: Option<PathBuf>,
     /// Run against a testee subprocess instead of the in-process reference.
@@ -60,7 +61,8 @@ pub struct RunOptions {
     #[arg(long, requires = "testee")]
     pub compare_reference: bool,
     /// For each case that did not pass, write its requests and replies to
-    /// `DIR/<case id>/transcript.jsonl` and their bytes to `DIR/<case id>/files/`.
+    /// `DIR/<case id>/transcript.jsonl` and their bytes to `DIR/<case id>/files/` (DIR is
+    /// created with its missing parents).
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
     /// With --trace, write a folder for every case that ran, passing ones too.
@@ -82,25 +84,6 @@ fn check_paths(paths: &[PathBuf]) -> Result<(), HarnessError> {
         }
     }
     Ok(())
-}
-
-/// A file the run will write must not be a folder, and its folder must exist (checked before
-/// the run, so a typo costs no run).
-fn check_output_file(path: &Path) -> Result<(), HarnessError> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if path.is_dir() {
-        return Err(HarnessError::io(
-            path,
-            std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a folder"),
-        ));
-    }
-    match dir {
-        Some(d) if !d.is_dir() => Err(HarnessError::io(
-            d,
-            std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder"),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// The failure list of a run: the one given, else the reference's own for runs against it.
@@ -169,9 +152,10 @@ pub fn run(root: &Path, o: &RunOptions) -> Result<Outcome, HarnessError> {
         .into_iter()
         .flatten()
     {
-        check_output_file(p)?;
+        super::check_output(p, super::OutputKind::File)?;
     }
     if let Some(d) = &o.trace {
+        super::check_output(d, super::OutputKind::Folder)?;
         suite::trace::prepare(d)?;
     }
     let suite = suite::load(root, &o.paths, o.filter.as_deref());

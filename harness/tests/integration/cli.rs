@@ -86,6 +86,8 @@ fn every_command_answers_bad_arguments_with_exit_2() {
     let (schema2, nojobs) = (s.path("schema2.json"), s.path("nojobs.json"));
     let one_job = s.path("one-job.json");
     let not_a_trace = s.path("");
+    // A path whose way runs through an existing file.
+    let below_file = s.path("empty/list.tsv");
     // A folder holding other files than a compiled suite.
     let scratch_root = s.0.display().to_string();
     // A root with scenarios/ but no spec/.
@@ -132,7 +134,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         vec!["run", "--failure-list", &binary],
         vec!["run", "--failure-list", &text],
         vec!["run", "--write-failure-list", &folder],
-        vec!["run", "--write-failure-list", "/nonexistent/dir/list.tsv"],
+        vec!["run", "--write-failure-list", &below_file],
         vec!["run", "--update-failure-list", &binary],
         vec![
             "run",
@@ -160,6 +162,8 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         vec!["matrix", "--threads", "0"],
         vec!["matrix", "--threads", "2000"],
         vec!["matrix", "--threads", "x"],
+        vec!["matrix", "--threads", "1", "--out", &folder],
+        vec!["matrix", "--threads", "1", "--out", &below_file],
         vec!["--root", &folder, "matrix"],
         // matrix-compare.
         vec!["matrix-compare"],
@@ -175,6 +179,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         vec!["compile"],
         vec!["compile", "--out", "README.md"],
         vec!["compile", "--out", &scratch_root],
+        vec!["compile", "--out", &below_file],
         vec!["--root", &folder, "compile", "--out", &folder],
         // spec-index.
         vec!["spec-index", "--bogus"],
@@ -200,6 +205,7 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         vec!["diff", "nosuch.a", "README.md"],
         vec!["diff", "README.md", "nosuch.b"],
         vec!["diff", &folder, "README.md"],
+        vec!["diff", "README.md", "README.md", "--svg", &folder],
         // testee.
         vec!["testee", "--mutant", "bogus"],
         vec!["testee", "--mutant", "crash-on-op:0"],
@@ -227,8 +233,121 @@ fn every_command_answers_bad_arguments_with_exit_2() {
         "schema 2 is not the matrix schema",
         "neither empty nor a compiled suite",
         "nosuch.tsv: No such file",
+        "is a folder, not a file",
+        "is a file, so no folder can be made below it",
     ] {
         assert!(all.contains(want), "no message {want:?} in:\n{all}");
+    }
+}
+
+/// One rule for every path a command writes (`spec/conformance.md` §4.5): missing parent folders
+/// are created; a file where a folder is (or a folder where a file is), or a way through an
+/// existing file, is refused with exit 2 before any work, and nothing is written.
+#[test]
+fn every_output_path_follows_one_rule() {
+    let s = Scratch::new("outputs");
+    let tile = "golden/bytes/build3d/y_flat-floor/floor-c0-r0-l0.bin";
+    let obj = s.path("floor.obj");
+    std::fs::write(&obj, "v 0 0 0\nv 0 0 6\nv 6 0 6\nv 6 0 0\nf 1 2 3 4\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--filter",
+            "tile/y_agent-negative-zero",
+            "--threads",
+            "1",
+        ];
+        a.extend_from_slice(extra);
+        a.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>()
+    };
+    // (command with OUT for its output, what it writes: a file or a folder).
+    let commands: Vec<(Vec<String>, bool)> = vec![
+        (run(&["--write-failure-list", "OUT"]), false),
+        (run(&["--update-failure-list", "OUT"]), false),
+        (run(&["--trace", "OUT", "--trace-all"]), true),
+        (
+            ["matrix", "--threads", "1", "--out", "OUT"]
+                .map(String::from)
+                .to_vec(),
+            false,
+        ),
+        (["compile", "--out", "OUT"].map(String::from).to_vec(), true),
+        (
+            ["build", &obj, "--threads", "1", "--out", "OUT"]
+                .map(String::from)
+                .to_vec(),
+            false,
+        ),
+        (
+            ["diff", tile, tile, "--svg", "OUT"]
+                .map(String::from)
+                .to_vec(),
+            false,
+        ),
+        (
+            ["draw", tile, "--out", "OUT"].map(String::from).to_vec(),
+            false,
+        ),
+    ];
+    for (i, (args, folder)) in commands.iter().enumerate() {
+        let with = |out: &str| -> Vec<String> {
+            args.iter()
+                .map(|a| {
+                    if a == "OUT" {
+                        out.to_owned()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect()
+        };
+        let show = args.join(" ");
+        // Missing folders on the way are made.
+        let deep = s.0.join(format!("new-{i}/a/b/out"));
+        let a = with(&deep.display().to_string());
+        let out = onav(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{show}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(deep.is_dir(), *folder, "{show}");
+        assert_eq!(deep.is_file(), !*folder, "{show}");
+        // A way through an existing file, and the wrong kind of thing at the path itself.
+        let wrong = if *folder {
+            s.path("text")
+        } else {
+            s.path("empty-folder")
+        };
+        for (bad, want) in [
+            (
+                s.path("text/x/out"),
+                "is a file, so no folder can be made below it",
+            ),
+            (
+                wrong,
+                if *folder {
+                    "is a file, not a folder"
+                } else {
+                    "is a folder, not a file"
+                },
+            ),
+        ] {
+            let a = with(&bad);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let err = usage_error(&a);
+            assert!(err.contains(want), "{show}: {err}");
+            assert!(onav(&a).stdout.is_empty(), "{show}: work was done");
+        }
+        assert_eq!(
+            std::fs::read(s.0.join("text")).unwrap(),
+            b"hello, not json\n"
+        );
+        assert!(std::fs::read_dir(s.0.join("empty-folder"))
+            .unwrap()
+            .next()
+            .is_none());
     }
 }
 

@@ -4,7 +4,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use onav::{NavMeshSnapshot, NavTile, SnapshotMode, TileContentId, TilePos, TiledNavMesh};
+use onav::{
+    NavMeshQuery, NavMeshSnapshot, NavTile, PolyIndex, QueryFilter, RaycastOptions, SnapshotMode,
+    TileContentId, TilePos, TiledNavMesh,
+};
 
 #[path = "common/mod.rs"]
 mod common;
@@ -100,5 +103,166 @@ fn snapshots(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, tiles, add_tiles, snapshots);
+/// Issue 13's ratios, each as a pair of benchmarks on the workload of `examples/ratios`
+/// (`issue_13_ratios`): parse + add_tile against parse alone; find_path and raycast against their
+/// allocation-free `_into` forms; a Full restore into a new mesh against parse + add_tile of its
+/// tiles; rollbacks in place against a full restore (Referenced, every polygon edited) and against
+/// comparing the snapshot's bytes with a copy (Full, every 7th tile edited). The ratio of a pair is
+/// the quotient of its two times.
+fn issue_13(c: &mut Criterion) {
+    let w = world(16, 4);
+    let (m, lib) = mesh(&w);
+    let bytes: Vec<Vec<u8>> = m
+        .tiles()
+        .map(|(_, t)| t.as_built_bytes().to_vec())
+        .collect();
+    let parse_add = || {
+        let mut n = TiledNavMesh::new(w.params_fitting());
+        for b in &bytes {
+            n.add_tile(NavTile::from_bytes(b).unwrap()).unwrap();
+        }
+        n
+    };
+    let mut g = c.benchmark_group("issue13");
+    g.sample_size(10);
+    g.bench_function("parse_add_tile_256", |b| b.iter(parse_add));
+    g.bench_function("parse_only_256", |b| {
+        b.iter(|| {
+            for t in &bytes {
+                drop(black_box(NavTile::from_bytes(black_box(t)).unwrap()));
+            }
+        })
+    });
+
+    // The ratio report's 64 seeded pairs of tile centres, each point on the surface under it.
+    let filter = QueryFilter::new();
+    let q = NavMeshQuery::new(&m, 4096).unwrap();
+    let size = w.tile_size;
+    let centre = |i: u64| {
+        let (c, r) = ((i % 16) as f64, ((i / 16) % 16) as f64);
+        let p = [(c + 0.5) * size, 0.0, (r + 0.5) * size];
+        q.find_nearest_poly(p, [size * 0.5, 100.0, size * 0.5], &filter)
+            .unwrap()
+    };
+    let mut pairs = Vec::new();
+    let mut s = 7u64;
+    while pairs.len() < 64 {
+        s = onav::generator::mix(s);
+        if let (Some(a), Some(b)) = (centre(s % 256), centre((s >> 8) % 256)) {
+            pairs.push((a, b));
+        }
+    }
+    g.bench_function("find_path_64", |b| {
+        b.iter(|| {
+            for (a, e) in &pairs {
+                black_box(
+                    q.find_path(a.poly, e.poly, a.point, e.point, &filter)
+                        .unwrap(),
+                );
+            }
+        })
+    });
+    let mut qi = q.clone();
+    let mut corridor = Vec::new();
+    g.bench_function("find_path_into_64", |b| {
+        b.iter(|| {
+            for (a, e) in &pairs {
+                black_box(
+                    qi.find_path_into(a.poly, e.poly, a.point, e.point, &filter, &mut corridor)
+                        .unwrap(),
+                );
+            }
+        })
+    });
+    g.bench_function("raycast_64", |b| {
+        b.iter(|| {
+            for (a, e) in &pairs {
+                black_box(
+                    q.raycast(a.poly, a.point, e.point, &filter, RaycastOptions::default())
+                        .unwrap(),
+                );
+            }
+        })
+    });
+    let mut visited = Vec::new();
+    g.bench_function("raycast_into_64", |b| {
+        b.iter(|| {
+            for (a, e) in &pairs {
+                black_box(
+                    qi.raycast_into(
+                        a.poly,
+                        a.point,
+                        e.point,
+                        &filter,
+                        RaycastOptions::default(),
+                        &mut visited,
+                    )
+                    .unwrap(),
+                );
+            }
+        })
+    });
+
+    // Full restore into a new mesh; its baseline is parse_add_tile_256 above (the same tiles).
+    let full = m.snapshot(SnapshotMode::Full);
+    g.bench_function("restore_full_new_256", |b| {
+        b.iter(|| NavMeshSnapshot::restore(black_box(&full), &lib).unwrap())
+    });
+
+    // Rollback in place, every polygon edited (Referenced); baseline: a full restore of it. The
+    // edits are made untimed before each rollback (they cost more than the rollback).
+    let refs: Vec<_> = m
+        .tiles()
+        .flat_map(|(r, t)| (0..t.ground_poly_count()).map(move |i| r.poly(PolyIndex(i))))
+        .collect();
+    let edit_all = |x: &mut TiledNavMesh| {
+        for (i, r) in refs.iter().enumerate() {
+            x.set_poly_area(*r, (i as u8).wrapping_add(2) % 60 + 1)
+                .unwrap();
+        }
+    };
+    let referenced = m.snapshot(SnapshotMode::Referenced);
+    let mut other = m.clone();
+    g.bench_function("rollback_referenced_all_edited_256", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                edit_all(&mut other);
+                let t = std::time::Instant::now();
+                other.restore(black_box(&referenced), &lib).unwrap();
+                spent += t.elapsed();
+            }
+            spent
+        })
+    });
+    g.bench_function("restore_referenced_new_256", |b| {
+        b.iter(|| NavMeshSnapshot::restore(black_box(&referenced), &lib).unwrap())
+    });
+
+    // Rollback in place of a Full snapshot, every 7th tile edited (untimed); baseline: comparing
+    // the snapshot's bytes with a copy, which a Full rollback cannot skip.
+    let mut edited = m.clone();
+    edit(&mut edited, 1);
+    let full = edited.snapshot(SnapshotMode::Full);
+    let copy = full.clone();
+    let mut other = edited.clone();
+    g.bench_function("rollback_full_every_7th_256", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                edit(&mut other, 2);
+                let t = std::time::Instant::now();
+                other.restore(black_box(&full), &lib).unwrap();
+                spent += t.elapsed();
+            }
+            spent
+        })
+    });
+    g.bench_function("compare_full_bytes_256", |b| {
+        b.iter(|| black_box(black_box(&full) == black_box(&copy)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, tiles, add_tiles, snapshots, issue_13);
 criterion_main!(benches);
