@@ -11,7 +11,7 @@ use onav::{
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{edit, mesh, world};
+use common::{centre_pairs, edit, mesh, world};
 
 fn tiles(c: &mut Criterion) {
     let t = world(4, 8).tile(TilePos {
@@ -137,21 +137,7 @@ fn issue_13(c: &mut Criterion) {
     // The ratio report's 64 seeded pairs of tile centres, each point on the surface under it.
     let filter = QueryFilter::new();
     let q = NavMeshQuery::new(&m, 4096).unwrap();
-    let size = w.tile_size;
-    let centre = |i: u64| {
-        let (c, r) = ((i % 16) as f64, ((i / 16) % 16) as f64);
-        let p = [(c + 0.5) * size, 0.0, (r + 0.5) * size];
-        q.find_nearest_poly(p, [size * 0.5, 100.0, size * 0.5], &filter)
-            .unwrap()
-    };
-    let mut pairs = Vec::new();
-    let mut s = 7u64;
-    while pairs.len() < 64 {
-        s = onav::generator::mix(s);
-        if let (Some(a), Some(b)) = (centre(s % 256), centre((s >> 8) % 256)) {
-            pairs.push((a, b));
-        }
-    }
+    let pairs = centre_pairs(&q, &w, &filter, 64);
     g.bench_function("find_path_64", |b| {
         b.iter(|| {
             for (a, e) in &pairs {

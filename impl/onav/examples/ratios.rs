@@ -58,7 +58,7 @@ fn pair_prepared(
 
 #[path = "../benches/common/mod.rs"]
 mod common;
-use common::{edit, mesh, world};
+use common::{centre_pairs, edit, mesh, world};
 
 fn main() {
     println!(
@@ -269,21 +269,7 @@ fn issue_13_ratios() {
     let q = NavMeshQuery::new(&m, 4096).unwrap();
     let mut qi = q.clone();
     // Seeded tile-centre pairs, each point on the surface under it.
-    let size = w.tile_size;
-    let centre = |i: u64| {
-        let (c, r) = ((i % 16) as f64, ((i / 16) % 16) as f64);
-        let p = [(c + 0.5) * size, 0.0, (r + 0.5) * size];
-        q.find_nearest_poly(p, [size * 0.5, 100.0, size * 0.5], &filter)
-            .unwrap()
-    };
-    let mut pairs = Vec::new();
-    let mut s = 7u64;
-    while pairs.len() < 64 {
-        s = onav::generator::mix(s);
-        if let (Some(a), Some(b)) = (centre(s % 256), centre((s >> 8) % 256)) {
-            pairs.push((a, b));
-        }
-    }
+    let pairs = centre_pairs(&q, &w, &filter, 64);
     let mut corridor = Vec::new();
     let (owned, into) = pair(
         41,

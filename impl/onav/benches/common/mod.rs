@@ -1,7 +1,9 @@
 //! Worlds shared by the benchmarks and the ratio report, so both measure the same thing.
 #![allow(dead_code)]
 
-use onav::{PolyIndex, TileLibrary, TiledNavMesh, WorldSpec};
+use onav::{
+    NavMeshQuery, NearestPoly, PolyIndex, QueryFilter, TileLibrary, TiledNavMesh, WorldSpec,
+};
 
 /// An n × n world of q × q quads per tile with holes, slopes, bumps, one link per tile, 3 areas.
 pub fn world(n: i32, quads: u32) -> WorldSpec {
@@ -40,4 +42,30 @@ pub fn edit(m: &mut TiledNavMesh, k: u32) {
                 .unwrap();
         }
     }
+}
+
+/// The ratio report's `n` seeded pairs of tile centres of a 16 × 16 world, each point on the
+/// surface under it (the benches and the report time the same pairs).
+pub fn centre_pairs(
+    q: &NavMeshQuery<'_>,
+    w: &WorldSpec,
+    filter: &QueryFilter,
+    n: usize,
+) -> Vec<(NearestPoly, NearestPoly)> {
+    let size = w.tile_size;
+    let centre = |i: u64| {
+        let (c, r) = ((i % 16) as f64, ((i / 16) % 16) as f64);
+        let p = [(c + 0.5) * size, 0.0, (r + 0.5) * size];
+        q.find_nearest_poly(p, [size * 0.5, 100.0, size * 0.5], filter)
+            .unwrap()
+    };
+    let mut pairs = Vec::new();
+    let mut s = 7u64;
+    while pairs.len() < n {
+        s = onav::generator::mix(s);
+        if let (Some(a), Some(b)) = (centre(s % 256), centre((s >> 8) % 256)) {
+            pairs.push((a, b));
+        }
+    }
+    pairs
 }
