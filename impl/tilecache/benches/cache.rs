@@ -169,23 +169,15 @@ fn run() {
     );
 
     // The state after one more obstacle (same spot as the first), restored from `snap`.
-    let mesh_snap = cache.mesh().snapshot(SnapshotMode::Referenced);
-    let lists_len = 8 + 45 * 100;
-    let lists: Vec<u8> = snap[16..16 + lists_len].to_vec();
-    cache.add_obstacle(cyl(spots[0])).expect("add");
-    cache.update_all().expect("update");
-    let moved = cache.clone();
-    let moved_mesh = cache.mesh().clone();
-    let lib = cache.library().clone();
+    let RestoreSides {
+        moved,
+        moved_mesh,
+        lib,
+        mesh_snap,
+        lists,
+    } = restore_sides(&mut cache, &snap, cyl(spots[0]));
     let mut a = moved.clone();
     let mut m = moved_mesh.clone();
-    if std::env::var_os("ONAV_PROFILE_RESTORE").is_some() {
-        for _ in 0..20_000 {
-            a.clone_from(&moved);
-            a.restore(&snap).expect("restore");
-        }
-        return;
-    }
     let (mut ta, mut tm) = (Vec::new(), Vec::new());
     for r in 0..201 {
         for turn in 0..2 {
@@ -208,6 +200,32 @@ fn run() {
         "ONTK restore {ta:.0} ns, mesh restore + lists memcpy {tm:.0} ns: {:.2}x",
         ta / tm
     );
+}
+
+/// The restore sides of the `ONTK` figures: the cache and its mesh after `extra` was added to
+/// the state `snap` holds and settled (each restore puts a copy of them back to that state),
+/// the mesh snapshot of that state, the library, and the lists' bytes of `snap` (between its
+/// 16-byte head and the empty queue's count and the mesh snapshot's length, 8 bytes).
+struct RestoreSides {
+    moved: TileCache,
+    moved_mesh: onav::TiledNavMesh,
+    lib: onav::TileLibrary,
+    mesh_snap: Vec<u8>,
+    lists: Vec<u8>,
+}
+
+fn restore_sides(cache: &mut TileCache, snap: &[u8], extra: Obstacle) -> RestoreSides {
+    let mesh_snap = cache.mesh().snapshot(SnapshotMode::Referenced);
+    let lists = snap[16..snap.len() - 8 - mesh_snap.len()].to_vec();
+    cache.add_obstacle(extra).expect("add");
+    cache.update_all().expect("update");
+    RestoreSides {
+        moved: cache.clone(),
+        moved_mesh: cache.mesh().clone(),
+        lib: cache.library().clone(),
+        mesh_snap,
+        lists,
+    }
 }
 
 #[inline(never)]
@@ -247,13 +265,13 @@ fn profile_ontk(cache: &mut TileCache, extra: Obstacle, reps: usize) {
     for _ in 0..reps {
         drop(black_box(ontk_memcpy(black_box(&snap))));
     }
-    let mesh_snap = cache.mesh().snapshot(SnapshotMode::Referenced);
-    let lists = snap[16..snap.len() - 8 - mesh_snap.len()].to_vec();
-    cache.add_obstacle(extra).expect("add");
-    cache.update_all().expect("update");
-    let moved = cache.clone();
-    let moved_mesh = cache.mesh().clone();
-    let lib = cache.library().clone();
+    let RestoreSides {
+        moved,
+        moved_mesh,
+        lib,
+        mesh_snap,
+        lists,
+    } = restore_sides(cache, &snap, extra);
     let mut a = moved.clone();
     let mut m = moved_mesh.clone();
     for _ in 0..reps {
