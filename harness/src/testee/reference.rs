@@ -360,13 +360,7 @@ impl Reference {
                     // is not linked (§1.3), once the ends and the positions have passed.
                     q.find_straight_path(a.start_pos, a.end_pos, &ends, options)
                         .map_err(rej)?;
-                    return Err(Reply::Rejected {
-                        class: "query".into(),
-                        field: "invalid_input".into(),
-                        offset: None,
-                        message: "invalid input: a corridor polygon of generation 0 is not linked"
-                            .into(),
-                    });
+                    return Err(generation_zero_not_linked());
                 };
                 let pts = q
                     .find_straight_path(a.start_pos, a.end_pos, &corridor, options)
@@ -394,13 +388,7 @@ impl Reference {
                         q.corridor_cost(&ends, a.start_pos, a.end_pos, &f)
                             .map_err(rej)?;
                     }
-                    return Err(Reply::Rejected {
-                        class: "query".into(),
-                        field: "invalid_input".into(),
-                        offset: None,
-                        message: "invalid input: a corridor polygon of generation 0 is not linked"
-                            .into(),
-                    });
+                    return Err(generation_zero_not_linked());
                 };
                 let cost = q
                     .corridor_cost(&corridor, a.start_pos, a.end_pos, &f)
@@ -442,6 +430,18 @@ impl Backend for Reference {
         Ok(match self.answer(req) {
             Ok(r) | Err(r) => r,
         })
+    }
+}
+
+/// The rejection of a corridor holding a polygon reference of generation 0 once its ends and
+/// positions have passed their checks: no polygon links to such a reference, so the corridor
+/// is not linked (`spec/queries.md` §1.3).
+fn generation_zero_not_linked() -> Reply {
+    Reply::Rejected {
+        class: "query".into(),
+        field: "invalid_input".into(),
+        offset: None,
+        message: "invalid input: a corridor polygon of generation 0 is not linked".into(),
     }
 }
 
