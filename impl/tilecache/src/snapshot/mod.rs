@@ -108,9 +108,7 @@ fn merge<K: Ord, T>(
     touch: impl Fn(&T) -> crate::world::Touch,
 ) {
     if s.kept == 0 {
-        if !map.is_empty() {
-            map.clear();
-        }
+        map.clear();
     } else if map.len() > s.kept {
         // The entries after the last kept one, taken from the back (`split_off` would
         // allocate new nodes for them on every restore).
