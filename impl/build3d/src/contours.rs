@@ -184,34 +184,39 @@ struct Simplifier<'a> {
 
 impl Simplifier<'_> {
     /// Raw indices strictly between a and b (forward), in the canonical traversal order, and
-    /// the segment's ends in that order.
-    fn farthest(&self, a: usize, b: usize) -> Option<usize> {
+    /// the segment's ends in that order: the farthest from the segment (first maximum) with
+    /// its distance².
+    fn farthest_d(&self, a: usize, b: usize) -> Option<(f64, usize)> {
         let n = self.pts.len();
         let (pa, pb) = (self.pts[a], self.pts[b]);
         let forward = (pb[0], pb[2]) > (pa[0], pa[2]);
         let (s0, s1) = if forward { (pa, pb) } else { (pb, pa) };
         let count = (b + n - a) % n;
         let mut best: Option<(f64, usize)> = None;
-        for k in 1..count {
-            let ci = if forward {
-                (a + k) % n
+        // Forward from a + 1, or backward from b − 1, without a remainder per point.
+        let mut ci = if forward { a } else { b };
+        for _ in 1..count {
+            ci = if forward {
+                if ci + 1 == n {
+                    0
+                } else {
+                    ci + 1
+                }
+            } else if ci == 0 {
+                n - 1
             } else {
-                (b + n - k) % n
+                ci - 1
             };
             let d = dist2_seg(self.pts[ci], s0, s1);
             if best.is_none_or(|(bd, _)| d > bd) {
                 best = Some((d, ci));
             }
         }
-        best.map(|(_, i)| i)
+        best
     }
 
-    fn dev(&self, a: usize, b: usize) -> f64 {
-        let (pa, pb) = (self.pts[a], self.pts[b]);
-        let forward = (pb[0], pb[2]) > (pa[0], pa[2]);
-        let (s0, s1) = if forward { (pa, pb) } else { (pb, pa) };
-        self.farthest(a, b)
-            .map_or(0.0, |i| dist2_seg(self.pts[i], s0, s1))
+    fn farthest(&self, a: usize, b: usize) -> Option<usize> {
+        self.farthest_d(a, b).map(|(_, i)| i)
     }
 
     /// Both ends on one side line while the segment's edges are not on it.
@@ -237,9 +242,18 @@ impl Simplifier<'_> {
         }
         let e2 = max_error * max_error;
         self.insert_while(&mut s, |me, a, b| {
-            let simp = me.kinds[a].simplifiable();
-            if (simp && me.dev(a, b) > e2) || me.on_side_line(a, b) {
-                me.farthest(a, b)
+            // The deviation is the farthest point's distance² (0 without one).
+            let far = if me.kinds[a].simplifiable() {
+                let f = me.farthest_d(a, b);
+                if f.map_or(0.0, |(d, _)| d) > e2 {
+                    return f.map(|(_, i)| i);
+                }
+                Some(f)
+            } else {
+                None
+            };
+            if me.on_side_line(a, b) {
+                far.unwrap_or_else(|| me.farthest_d(a, b)).map(|(_, i)| i)
             } else {
                 None
             }
