@@ -65,8 +65,21 @@ fn diagonal(pts: &[Pt], poly: &[usize], a: usize, b: usize, relaxed: bool) -> bo
     if !cone(a, pb) || !cone(b, pa) {
         return false;
     }
-    for k in 0..n {
-        let (e0, e1) = (p(k), p(k + 1));
+    // The segment's bounding box (x–z): an edge outside it can neither meet nor cross it.
+    let (x0, x1) = (pa[0].min(pb[0]), pa[0].max(pb[0]));
+    let (z0, z1) = (pa[2].min(pb[2]), pa[2].max(pb[2]));
+    // Every edge once (the answer does not depend on the order), without a remainder per edge.
+    let mut prev = pts[poly[n - 1]];
+    for &v in poly {
+        let (e0, e1) = (prev, pts[v]);
+        prev = e1;
+        if e0[0].max(e1[0]) < x0
+            || e0[0].min(e1[0]) > x1
+            || e0[2].max(e1[2]) < z0
+            || e0[2].min(e1[2]) > z1
+        {
+            continue;
+        }
         if same_xz(e0, pa) || same_xz(e0, pb) || same_xz(e1, pa) || same_xz(e1, pb) {
             continue;
         }
