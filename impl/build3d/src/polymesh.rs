@@ -179,35 +179,72 @@ fn merged(
         .then_some(out)
 }
 
-/// Merges the polygons of one contour (§13 step 3).
+/// The best merge of polygons a and b (a the earlier): over a's edges ea whose reverse is an
+/// edge of b (its first such, eb), the longest (ties: the lowest ea) whose union qualifies, as
+/// (length², merged polygon).
+fn pair_best(verts: &[Pt], a: &[u32], b: &[u32], nvp: usize) -> Option<(i64, Vec<u32>)> {
+    let mut best: Option<(i64, Vec<u32>)> = None;
+    for ea in 0..a.len() {
+        let (v0, v1) = (a[ea], a[(ea + 1) % a.len()]);
+        let Some(eb) = (0..b.len()).find(|&k| b[k] == v1 && b[(k + 1) % b.len()] == v0) else {
+            continue;
+        };
+        let (p, q) = (verts[v0 as usize], verts[v1 as usize]);
+        let (dx, dz) = (i64::from(q[0] - p[0]), i64::from(q[2] - p[2]));
+        let len2 = dx * dx + dz * dz;
+        if best.as_ref().is_some_and(|(l, _)| *l >= len2) {
+            continue;
+        }
+        if let Some(m) = merged(verts, a, ea, b, eb, nvp) {
+            best = Some((len2, m));
+        }
+    }
+    best
+}
+
+/// Merges the polygons of one contour (§13 step 3). Each round takes, among the pairs i < j,
+/// the longest qualifying shared edge (ties: lowest i, then j, then edge of i). A pair's best
+/// depends only on its two polygons, so the pairs' bests are kept between rounds and only the
+/// pairs of the merged polygon are evaluated again; a merged-away polygon's slot is left empty
+/// (the order of the live slots is the order of the list) and the list compacted at the end.
 fn merge_polys(verts: &[Pt], polys: &mut Vec<Vec<u32>>, nvp: usize) {
-    loop {
-        let mut best: Option<(i64, usize, usize, Vec<u32>)> = None;
-        for i in 0..polys.len() {
-            for j in i + 1..polys.len() {
-                let (a, b) = (&polys[i], &polys[j]);
-                for ea in 0..a.len() {
-                    let (v0, v1) = (a[ea], a[(ea + 1) % a.len()]);
-                    let Some(eb) = (0..b.len()).find(|&k| b[k] == v1 && b[(k + 1) % b.len()] == v0)
-                    else {
-                        continue;
-                    };
-                    let (p, q) = (verts[v0 as usize], verts[v1 as usize]);
-                    let (dx, dz) = (i64::from(q[0] - p[0]), i64::from(q[2] - p[2]));
-                    let len2 = dx * dx + dz * dz;
-                    if best.as_ref().is_some_and(|(l, ..)| *l >= len2) {
-                        continue;
-                    }
-                    if let Some(m) = merged(verts, a, ea, b, eb, nvp) {
-                        best = Some((len2, i, j, m));
-                    }
-                }
+    let n = polys.len();
+    let mut alive = vec![true; n];
+    // (i, j, length², merged polygon), sorted by (i, j).
+    let mut cands: Vec<(usize, usize, i64, Vec<u32>)> = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            if let Some((l, m)) = pair_best(verts, &polys[i], &polys[j], nvp) {
+                cands.push((i, j, l, m));
             }
         }
-        let Some((_, i, j, m)) = best else { return };
-        polys[i] = m;
-        polys.remove(j);
     }
+    loop {
+        let mut best: Option<usize> = None;
+        for (k, c) in cands.iter().enumerate() {
+            if best.is_none_or(|b| c.2 > cands[b].2) {
+                best = Some(k);
+            }
+        }
+        let Some(b) = best else { break };
+        let (i, j, _, m) = cands.remove(b);
+        polys[i] = m;
+        polys[j] = Vec::new();
+        alive[j] = false;
+        cands.retain(|c| c.0 != i && c.1 != i && c.0 != j && c.1 != j);
+        for k in (0..n).filter(|&k| k != i && alive[k]) {
+            let (lo, hi) = (k.min(i), k.max(i));
+            if let Some((l, m)) = pair_best(verts, &polys[lo], &polys[hi], nvp) {
+                let at = cands.partition_point(|c| (c.0, c.1) < (lo, hi));
+                cands.insert(at, (lo, hi, l, m));
+            }
+        }
+    }
+    let mut k = 0;
+    polys.retain(|_| {
+        k += 1;
+        alive[k - 1]
+    });
 }
 
 /// Welds a point into the vertex list (§13 step 1).

@@ -102,3 +102,84 @@ fn edges_on_the_side_lines_are_portals() {
     sides.sort();
     assert_eq!(sides, vec![0, 2]);
 }
+
+/// The merge as §13 step 3 states it: every round tests every pair again.
+fn merge_every_pair(verts: &[Pt], polys: &mut Vec<Vec<u32>>, nvp: usize) {
+    loop {
+        let mut best: Option<(i64, usize, usize, Vec<u32>)> = None;
+        for i in 0..polys.len() {
+            for j in i + 1..polys.len() {
+                let (a, b) = (&polys[i], &polys[j]);
+                for ea in 0..a.len() {
+                    let (v0, v1) = (a[ea], a[(ea + 1) % a.len()]);
+                    let Some(eb) = (0..b.len()).find(|&k| b[k] == v1 && b[(k + 1) % b.len()] == v0)
+                    else {
+                        continue;
+                    };
+                    let (p, q) = (verts[v0 as usize], verts[v1 as usize]);
+                    let (dx, dz) = (i64::from(q[0] - p[0]), i64::from(q[2] - p[2]));
+                    let len2 = dx * dx + dz * dz;
+                    if best.as_ref().is_some_and(|(l, ..)| *l >= len2) {
+                        continue;
+                    }
+                    if let Some(m) = merged(verts, a, ea, b, eb, nvp) {
+                        best = Some((len2, i, j, m));
+                    }
+                }
+            }
+        }
+        let Some((_, i, j, m)) = best else { return };
+        polys[i] = m;
+        polys.remove(j);
+    }
+}
+
+#[test]
+fn kept_pair_merge_equals_testing_every_pair_each_round() {
+    // Outlines with many equal-length shared edges (ties) and concave corners.
+    let mut outlines: Vec<Vec<Pt>> = Vec::new();
+    for w in 2..9 {
+        let mut comb = vec![[0, 0, 0]];
+        for k in 0..w {
+            comb.push([2 * k + 1, 0, 0]);
+            comb.push([2 * k + 1, 0, 3 + (k % 3)]);
+            comb.push([2 * k + 2, 0, 3 + (k % 3)]);
+            comb.push([2 * k + 2, 0, 0]);
+        }
+        comb.push([2 * w + 1, 0, 0]);
+        comb.push([2 * w + 1, 0, -2]);
+        comb.push([0, 0, -2]);
+        outlines.push(comb);
+        let n = 4 * w + 4;
+        let star: Vec<Pt> = (0..n)
+            .map(|k| {
+                let r = if k % 2 == 0 {
+                    40.0
+                } else {
+                    17.0 + f64::from(k % 5)
+                };
+                let t = std::f64::consts::TAU * f64::from(k) / f64::from(n);
+                [(r * t.cos()) as i32, 0, (r * t.sin()) as i32]
+            })
+            .collect();
+        outlines.push(star);
+    }
+    let mut merges = 0;
+    for pts in &outlines {
+        let pts: Vec<Pt> = if area2(pts) < 0 {
+            pts.iter().rev().copied().collect()
+        } else {
+            pts.clone()
+        };
+        let tris = triangulate(&pts).expect("outline triangulates");
+        for nvp in [3, 4, 6, 12] {
+            let polys: Vec<Vec<u32>> = tris.iter().map(|t| t.map(|k| k as u32).to_vec()).collect();
+            let (mut a, mut b) = (polys.clone(), polys.clone());
+            merge_polys(&pts, &mut a, nvp);
+            merge_every_pair(&pts, &mut b, nvp);
+            assert_eq!(a, b, "nvp {nvp}, outline {pts:?}");
+            merges += polys.len() - a.len();
+        }
+    }
+    assert!(merges > 100, "the outlines exercise merging ({merges})");
+}
