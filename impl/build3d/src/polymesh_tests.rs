@@ -150,16 +150,28 @@ fn kept_pair_merge_equals_testing_every_pair_each_round() {
         comb.push([2 * w + 1, 0, -2]);
         comb.push([0, 0, -2]);
         outlines.push(comb);
-        let n = 4 * w + 4;
-        let star: Vec<Pt> = (0..n)
+        let dirs = [
+            (10, 0),
+            (9, 4),
+            (7, 7),
+            (4, 9),
+            (0, 10),
+            (-4, 9),
+            (-7, 7),
+            (-9, 4),
+            (-10, 0),
+            (-9, -4),
+            (-7, -7),
+            (-4, -9),
+            (0, -10),
+            (4, -9),
+            (7, -7),
+            (9, -4),
+        ];
+        let star: Vec<Pt> = (0..16)
             .map(|k| {
-                let r = if k % 2 == 0 {
-                    40.0
-                } else {
-                    17.0 + f64::from(k % 5)
-                };
-                let t = std::f64::consts::TAU * f64::from(k) / f64::from(n);
-                [(r * t.cos()) as i32, 0, (r * t.sin()) as i32]
+                let r = if k % 2 == 0 { 4 } else { 2 + (k + w) % 2 };
+                [dirs[k as usize].0 * r, 0, dirs[k as usize].1 * r]
             })
             .collect();
         outlines.push(star);
