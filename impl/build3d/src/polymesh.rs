@@ -206,10 +206,10 @@ fn pair_best(verts: &[Pt], a: &[u32], b: &[u32], nvp: usize) -> Option<(i64, Vec
 /// the longest qualifying shared edge (ties: lowest i, then j, then edge of i). A pair's best
 /// depends only on its two polygons, so the pairs' bests are kept between rounds and only the
 /// pairs of the merged polygon are evaluated again; a merged-away polygon's slot is left empty
-/// (the order of the live slots is the order of the list) and the list compacted at the end.
+/// (live polygons have at least 3 corners, and the order of the live slots is the order of the
+/// list) and the empty slots dropped at the end.
 fn merge_polys(verts: &[Pt], polys: &mut Vec<Vec<u32>>, nvp: usize) {
     let n = polys.len();
-    let mut alive = vec![true; n];
     // (i, j, length², merged polygon), sorted by (i, j).
     let mut cands: Vec<(usize, usize, i64, Vec<u32>)> = Vec::new();
     for i in 0..n {
@@ -230,9 +230,8 @@ fn merge_polys(verts: &[Pt], polys: &mut Vec<Vec<u32>>, nvp: usize) {
         let (i, j, _, m) = cands.remove(b);
         polys[i] = m;
         polys[j] = Vec::new();
-        alive[j] = false;
         cands.retain(|c| c.0 != i && c.1 != i && c.0 != j && c.1 != j);
-        for k in (0..n).filter(|&k| k != i && alive[k]) {
+        for k in (0..n).filter(|&k| k != i && !polys[k].is_empty()) {
             let (lo, hi) = (k.min(i), k.max(i));
             if let Some((l, m)) = pair_best(verts, &polys[lo], &polys[hi], nvp) {
                 let at = cands.partition_point(|c| (c.0, c.1) < (lo, hi));
@@ -240,11 +239,7 @@ fn merge_polys(verts: &[Pt], polys: &mut Vec<Vec<u32>>, nvp: usize) {
             }
         }
     }
-    let mut k = 0;
-    polys.retain(|_| {
-        k += 1;
-        alive[k - 1]
-    });
+    polys.retain(|p| !p.is_empty());
 }
 
 /// Welds a point into the vertex list (§13 step 1).
