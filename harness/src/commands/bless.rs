@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::{reference_results, write_file, Outcome};
+use super::{reference_results, write_file, Outcome, OutputKind};
 use crate::error::HarnessError;
 use crate::exec::Status;
 use crate::files::decode::{decode, Value};
@@ -39,10 +39,16 @@ pub fn run(root: &Path, case: Option<&str>, in_ci: bool) -> Result<Outcome, Harn
             return Err(HarnessError::NothingToBless { what });
         }
     }
+    // Every path bless may write is checked before any case runs (`spec/conformance.md` §4.5):
+    // the manifest and each declared golden's bytes file.
+    let store = Store::at(root);
+    super::check_output(&store.manifest_path(), OutputKind::File)?;
+    for key in suite.cases.iter().flat_map(suite::declared_goldens) {
+        super::check_output(&store.bytes_path(&key), OutputKind::File)?;
+    }
     let Some(results) = reference_results(&suite, &[1])? else {
         return Ok(Outcome::Fail);
     };
-    let store = Store::at(root);
     let mut manifest = Manifest::read(&store.manifest_path())?;
     let before = manifest.clone();
     let mut bad = 0;

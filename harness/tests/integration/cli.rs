@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use super::kit::root;
+use super::kit::{copy_dir, root, Temp};
 
 /// A scratch folder with an empty file, a file that is not UTF-8, a file that is not JSON and an
 /// empty folder; removed when dropped.
@@ -349,6 +349,53 @@ fn every_output_path_follows_one_rule() {
             .next()
             .is_none());
     }
+}
+
+/// `bless` follows the same rule for the goldens it writes below `golden/` (§4.5): a missing
+/// folder is made again, and a file where a folder must be, or a folder where a bytes file must
+/// be, is refused with exit 2 before any case runs, leaving the manifest as it was.
+#[test]
+fn bless_output_paths_follow_the_one_rule() {
+    let t = Temp::new("bless-paths");
+    for d in ["scenarios", "spec", "golden"] {
+        copy_dir(&root().join(d), &t.0.join(d));
+    }
+    let r = t.0.display().to_string();
+    let bless = ["--root", &r, "bless", "--case", "query/y_raycast-wall"];
+    let folder = t.0.join("golden/bytes/query/y_raycast-wall");
+    let file = folder.join("raycast.bin");
+    let manifest = t.0.join("golden/manifest.tsv");
+    let (bytes, listed) = (
+        std::fs::read(&file).unwrap(),
+        std::fs::read(&manifest).unwrap(),
+    );
+    // A missing folder is made again, and the golden written is the one that was there.
+    std::fs::remove_dir_all(&folder).unwrap();
+    let out = onav(&bless);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    assert_eq!(std::fs::read(&manifest).unwrap(), listed);
+    // A file where the case's folder must be.
+    std::fs::remove_dir_all(&folder).unwrap();
+    std::fs::write(&folder, b"not a folder").unwrap();
+    let err = usage_error(&bless);
+    assert!(
+        err.contains("is a file, so no folder can be made below it"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&folder).unwrap(), b"not a folder");
+    // A folder where the bytes file must be.
+    std::fs::remove_file(&folder).unwrap();
+    std::fs::create_dir_all(&file).unwrap();
+    let err = usage_error(&bless);
+    assert!(err.contains("is a folder, not a file"), "{err}");
+    assert!(file.is_dir());
+    assert_eq!(std::fs::read(&manifest).unwrap(), listed);
 }
 
 #[test]
