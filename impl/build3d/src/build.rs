@@ -59,6 +59,8 @@ impl Intermediate {
 pub struct CachedCell {
     im: Intermediate,
     nb: Vec<[u32; 4]>,
+    /// Its plain links (`Compact::plain_links`).
+    plain: Vec<u8>,
     /// Areas after the settings' volumes (§8), before erosion.
     marked: Vec<u8>,
     /// Those areas after erosion (§9).
@@ -89,6 +91,7 @@ impl CachedCell {
         use std::mem::size_of_val;
         self.im.heap_bytes()
             + size_of_val(&self.nb[..])
+            + size_of_val(&self.plain[..])
             + size_of_val(&self.marked[..])
             + size_of_val(&self.eroded[..])
             + self.sweep.heap_bytes()
@@ -189,7 +192,8 @@ impl Plan {
         let nb = c.neighbour_table();
         erode::erode_areas(&c, &nb, &mut area, self.d.walkable_radius);
         c.area = area;
-        self.finish_eroded(&c, &nb, im.cell, SweepUse::None)
+        let plain = c.plain_links(&nb);
+        self.finish_eroded(&c, &nb, &plain, im.cell, SweepUse::None)
     }
 
     /// Applies `marks` in order to `area` (§8).
@@ -202,6 +206,7 @@ impl Plan {
     /// [`Plan::finish`] with no marks, the same errors).
     pub fn cache_cell(&self, im: Intermediate) -> Result<CachedCell, BuildError> {
         let nb = im.chf.neighbour_table();
+        let plain = im.chf.plain_links(&nb);
         let mut marked = im.chf.area.clone();
         self.mark(&im.chf, &mut marked, &self.volumes);
         let mut eroded = marked.clone();
@@ -209,13 +214,14 @@ impl Plan {
         let c = im.chf.with_area(eroded.clone());
         let mut sweep = Sweep::default();
         let tiles = self
-            .finish_eroded(&c, &nb, im.cell, SweepUse::Record(&mut sweep))?
+            .finish_eroded(&c, &nb, &plain, im.cell, SweepUse::Record(&mut sweep))?
             .into_iter()
             .map(|(t, _)| t)
             .collect();
         Ok(CachedCell {
             im,
             nb,
+            plain,
             marked,
             eroded,
             sweep,
@@ -284,6 +290,7 @@ impl Plan {
             .finish_eroded(
                 &c,
                 &cached.nb,
+                &cached.plain,
                 cached.im.cell,
                 SweepUse::Resume(&cached.sweep, z0),
             )?
@@ -301,12 +308,13 @@ impl Plan {
             .collect())
     }
 
-    /// The stages after erosion (§10–§15) on `c` (areas eroded), with `nb` its neighbour table
-    /// and `sweep` what the regions do with a recorded sweep.
+    /// The stages after erosion (§10–§15) on `c` (areas eroded), with `nb` its neighbour table,
+    /// `plain` its plain links and `sweep` what the regions do with a recorded sweep.
     fn finish_eroded(
         &self,
         c: &Compact,
         nb: &[[u32; 4]],
+        plain: &[u8],
         cell: TileCell,
         sweep: SweepUse<'_>,
     ) -> Result<Vec<(NavTile, LayerMesh)>, BuildError> {
@@ -316,6 +324,7 @@ impl Plan {
         let regs = regions_with(
             c,
             nb,
+            plain,
             s.region_min_area,
             s.region_merge_area,
             cell,

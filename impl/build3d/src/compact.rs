@@ -90,6 +90,36 @@ impl Compact {
             .collect()
     }
 
+    /// Per span, bit d (0 … 3) set when its link in direction d is plain: the neighbour column
+    /// holds exactly one span, `nb[i][d]`, and that span links back. Such a column adds no
+    /// flatness conflict to the span's region (§10), whatever the areas, so a tile cache keeps
+    /// this with the neighbour table `nb` across rebuilds.
+    pub(crate) fn plain_links(&self, nb: &[[u32; 4]]) -> Vec<u8> {
+        let step = [
+            1,
+            self.win.size,
+            1usize.wrapping_neg(),
+            self.win.size.wrapping_neg(),
+        ];
+        nb.iter()
+            .zip(&self.col[..])
+            .enumerate()
+            .map(|(i, (to, &col))| {
+                let mut m = 0u8;
+                for d in 0..4 {
+                    let j = to[d];
+                    if j != NO_SPAN
+                        && nb[j as usize][(d + 2) & 3] == i as u32
+                        && self.column((col as usize).wrapping_add(step[d])).len() == 1
+                    {
+                        m |= 1 << d;
+                    }
+                }
+                m
+            })
+            .collect()
+    }
+
     /// The column next to `c` in direction `d`, if inside the window.
     #[cfg(test)]
     pub(crate) fn neighbour_column(&self, c: usize, d: usize) -> Option<usize> {

@@ -99,9 +99,11 @@ pub(crate) fn regions(
     cell: TileCell,
     max_regions: u64,
 ) -> Result<Regions, BuildError> {
+    let nb = c.neighbour_table();
     regions_with(
         c,
-        &c.neighbour_table(),
+        &nb,
+        &c.plain_links(&nb),
         min_area,
         merge_area,
         cell,
@@ -139,10 +141,13 @@ pub(crate) enum SweepUse<'a> {
     Resume(&'a Sweep, usize),
 }
 
-/// Builds the regions of §10, with `nb` the [`Compact::neighbour_table`] of `c`.
+/// Builds the regions of §10, with `nb` the [`Compact::neighbour_table`] of `c` and `plain`
+/// its [`Compact::plain_links`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn regions_with(
     c: &Compact,
     nb: &[[u32; 4]],
+    plain: &[u8],
     min_area: u32,
     merge_area: u32,
     cell: TileCell,
@@ -258,6 +263,11 @@ pub(crate) fn regions_with(
             let target = nei.filter(|&r| {
                 ns == below_count[r as usize]
                     && members.iter().zip(below_of(s)).all(|(&i, bl)| {
+                        // A plain −z link is the column's only span: in r it is the member's
+                        // link below (r's spans all have the member's area), else not in r.
+                        if plain[i] & (1 << NZ) != 0 {
+                            return true;
+                        }
                         let link = bl.map(|(j, _)| j);
                         // Member i lies in row z, so its column minus one row.
                         let under = c.col[i] as usize - size;
@@ -299,7 +309,7 @@ pub(crate) fn regions_with(
         rec.raw = reg.clone();
     }
     let count = next - 1;
-    let mut info = analyse(c, nb, &reg, count);
+    let mut info = analyse(c, nb, plain, &reg, count);
     filter_small(&mut info, min_area);
     let alias = merge(&mut info, merge_area);
     // Renumber survivors ascending.
@@ -325,7 +335,7 @@ pub(crate) fn regions_with(
 /// spans get 0 or [`BORDER`], rows and columns outside the interior are never swept), so a
 /// padding column holds no span that contributes. The four neighbour columns of an interior
 /// column lie inside the window (the border is at least 3 columns, §3).
-fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
+fn analyse(c: &Compact, nb: &[[u32; 4]], plain: &[u8], reg: &[u32], count: u32) -> Vec<Info> {
     let mut info = vec![Info::default(); count as usize + 1];
     let is_region = |r: u32| r != 0 && r != BORDER;
     let (size, b) = (c.win.size, c.win.border);
@@ -356,9 +366,19 @@ fn analyse(c: &Compact, nb: &[[u32; 4]], reg: &[u32], count: u32) -> Vec<Info> {
                         }
                     }
                 }
-                let nbi = nb[i];
+                let (nbi, pl) = (nb[i], plain[i]);
                 for (d, &st) in step.iter().enumerate() {
                     let j = nbi[d];
+                    if pl & (1 << d) != 0 {
+                        // The neighbour column is the mutual link alone: no conflict there.
+                        match reg[j as usize] {
+                            BORDER => inf.border = true,
+                            0 => inf.wall = true,
+                            q if q != r => inf.add_neighbour(q),
+                            _ => {}
+                        }
+                        continue;
+                    }
                     if j == NO_SPAN {
                         inf.wall = true;
                     } else {

@@ -35,7 +35,7 @@ fn assert_flat(c: &Compact, r: &Regions) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn regions_are_flat(
@@ -67,6 +67,33 @@ proptest! {
             }
         }
         prop_assert!(used[1..].iter().all(|&u| u));
+        // The plain links are a shortcut only: without them (every link taken as not plain,
+        // so every neighbour column is walked) the regions are the same.
+        let nb = c.neighbour_table();
+        let plain = c.plain_links(&nb);
+        prop_assert!(plain.iter().any(|&m| m != 0));
+        let walked = regions_with(
+            &c, &nb, &vec![0; plain.len()], min_area, merge_area, CELL, u64::MAX, SweepUse::None,
+        )
+        .unwrap();
+        prop_assert_eq!(&walked, &r);
+        // And per region the same relations (the conflicts above all), for these regions and
+        // for the labelling that puts every span of a column in another region.
+        let relations = |p: &[u8], reg: &[u32], count: u32| -> Vec<_> {
+            analyse(&c, &nb, p, reg, count)
+                .into_iter()
+                .map(|i| (i.spans, i.area, i.wall, i.border, i.alive, i.neighbours, i.conflicts))
+                .collect()
+        };
+        let none = vec![0; plain.len()];
+        prop_assert_eq!(relations(&plain, &r.reg, r.count), relations(&none, &r.reg, r.count));
+        let by_floor: Vec<u32> = (0..r.reg.len())
+            .map(|i| match r.reg[i] {
+                0 | BORDER => r.reg[i],
+                _ => 1 + (i - c.column(c.col[i] as usize).start) as u32,
+            })
+            .collect();
+        prop_assert_eq!(relations(&plain, &by_floor, 3), relations(&none, &by_floor, 3));
     }
 }
 
