@@ -367,6 +367,10 @@ fn analyse(c: &Compact, nb: &[[u32; 4]], plain: &[u8], reg: &[u32], count: u32) 
                     }
                 }
                 let (nbi, pl) = (nb[i], plain[i]);
+                // Inside a region (four plain links into r) the span adds nothing more.
+                if pl == 0b1111 && nbi.iter().all(|&j| reg[j as usize] == r) {
+                    continue;
+                }
                 for (d, &st) in step.iter().enumerate() {
                     let j = nbi[d];
                     if pl & (1 << d) != 0 {
