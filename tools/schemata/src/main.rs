@@ -12,9 +12,11 @@
 //!   onav-schemata prepare --repo R --work W --mutants M.json   copy R's tracked files to W/tree,
 //!                        rewrite, build W/tree's driver (mutants that do not compile are
 //!                        recorded as unviable in W/unviable.tsv and left out, then rebuilt)
-//!   onav-schemata run --work W [--jobs N] [--only ID,ID]       record which cases reach which
-//!                        mutant (W/baseline.jsonl), then judge every mutant not yet in
-//!                        W/outcomes.tsv (resumable)
+//!   onav-schemata run --work W [--jobs N] [--only ID,ID] [--again ID,ID]
+//!                        record which cases reach which mutant (W/baseline.jsonl), then judge
+//!                        every mutant not yet in W/outcomes.tsv (resumable); `--again` drops
+//!                        those mutants' outcomes first (to judge them again after new cases;
+//!                        delete W/baseline.jsonl when the suite changed)
 //!   onav-schemata report --work W                              the score and the survivors
 
 mod rewrite;
@@ -428,6 +430,16 @@ fn run(args: &[String]) {
         }
     }
     let outcomes = work.join("outcomes.tsv");
+    if let Some(again) = arg(args, "--again") {
+        // Judge these again (after new cases): their earlier outcomes are dropped.
+        let again: BTreeSet<String> = again.split(',').map(str::to_string).collect();
+        let kept: String = read_tsv(&outcomes)
+            .into_iter()
+            .filter(|r| !again.contains(&r[0]))
+            .map(|r| r.join("\t") + "\n")
+            .collect();
+        std::fs::write(&outcomes, kept).unwrap_or_else(|e| die(e));
+    }
     let done: BTreeSet<u32> = read_tsv(&outcomes)
         .iter()
         .filter_map(|r| r.first()?.parse().ok())
@@ -476,6 +488,16 @@ fn run(args: &[String]) {
 }
 
 fn report(args: &[String]) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (e.g. `| head`) ends the report quietly.
+    macro_rules! say {
+        ($($t:tt)*) => {
+            if writeln!(out, $($t)*).is_err() {
+                return;
+            }
+        };
+    }
     let work = PathBuf::from(arg(args, "--work").unwrap_or_else(|| die("--work DIR")));
     let states = read_tsv(&work.join("mutants.tsv"));
     let outcomes = read_tsv(&work.join("outcomes.tsv"));
@@ -488,23 +510,23 @@ fn report(args: &[String]) {
     for r in &outcomes {
         *count.entry(r[1].clone()).or_default() += 1;
     }
-    println!("mutants: {}", states.len());
+    say!("mutants: {}", states.len());
     for (k, v) in &count {
-        println!("  {k}: {v}");
+        say!("  {k}: {v}");
     }
     let caught = count.get("caught").copied().unwrap_or(0);
     let missed = count.get("missed").copied().unwrap_or(0);
     let timeout = count.get("timeout").copied().unwrap_or(0);
     let viable = caught + missed + timeout;
     if viable > 0 {
-        println!(
+        say!(
             "caught / judged viable: {caught} / {viable} = {:.3}",
             caught as f64 / viable as f64
         );
     }
-    println!("missed:");
+    say!("missed:");
     for r in outcomes.iter().filter(|r| r[1] == "missed") {
-        println!("  {}\t{}", r[4], r.get(5).map_or("", String::as_str));
+        say!("  {}\t{}", r[4], r.get(5).map_or("", String::as_str));
     }
 }
 

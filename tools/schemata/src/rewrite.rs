@@ -101,6 +101,18 @@ enum Node {
         ts: usize,
         te: usize,
     },
+    /// A field of a struct expression with a base (`S { a: x, ..base }`): its value `[s, e)`
+    /// (for a shorthand `a`, the name, and `short` is true), the member's name `[ms, me)` and
+    /// the base expression `[bs, be)`. Deleting the field takes it from the base.
+    Field {
+        s: usize,
+        e: usize,
+        short: bool,
+        ms: usize,
+        me: usize,
+        bs: usize,
+        be: usize,
+    },
     /// A match arm: its pattern ends at `pat_end`; its guard, if any, is `[gs, ge)`.
     Arm {
         pat_end: usize,
@@ -115,8 +127,11 @@ struct Finder<'a> {
     lines: Option<&'a Lines<'a>>,
     const_depth: usize,
     nodes: BTreeMap<(&'static str, usize, usize), (Node, bool)>,
-    /// Bodies of functions returning `impl Trait`, by key.
+    /// Bodies of functions returning `impl Trait` inside another type, by key.
     opaque: std::collections::BTreeSet<(usize, usize)>,
+    /// Bodies of functions returning `impl Trait` itself, by key, with the boxed trait object
+    /// type both branches are given (`Box<dyn Trait + '_>` is itself an `impl Trait`).
+    boxed: BTreeMap<(usize, usize), String>,
 }
 
 impl Finder<'_> {
@@ -138,8 +153,19 @@ impl Finder<'_> {
         let is_const = sig.constness.is_some();
         if let (syn::ReturnType::Type(_, t), Some(first)) = (&sig.output, block.stmts.first()) {
             use quote::ToTokens;
-            if t.to_token_stream().to_string().contains("impl") {
-                self.opaque.insert(Self::key(first.span().start()));
+            let key = Self::key(first.span().start());
+            if let syn::Type::ImplTrait(it) = &**t {
+                let bounds = it.bounds.to_token_stream().to_string();
+                let lifetime = it
+                    .bounds
+                    .iter()
+                    .any(|b| matches!(b, syn::TypeParamBound::Lifetime(_)));
+                // A trait object without a lifetime bound would be `'static`.
+                let extra = if lifetime { "" } else { " + '_" };
+                self.boxed
+                    .insert(key, format!("::std::boxed::Box<dyn {bounds}{extra}>"));
+            } else if t.to_token_stream().to_string().contains("impl") {
+                self.opaque.insert(key);
             }
         }
         let (s, e) = self.lines().range(block.span());
@@ -239,6 +265,27 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         syn::visit::visit_expr_unary(self, u);
     }
 
+    fn visit_expr_struct(&mut self, x: &'ast syn::ExprStruct) {
+        if let Some(base) = &x.rest {
+            let (bs, be) = self.lines().range(base.span());
+            for f in &x.fields {
+                let (s, e) = self.lines().range(f.expr.span());
+                let (ms, me) = self.lines().range(f.member.span());
+                let node = Node::Field {
+                    s,
+                    e,
+                    short: f.colon_token.is_none(),
+                    ms,
+                    me,
+                    bs,
+                    be,
+                };
+                self.add("field", f.member.span().start(), node);
+            }
+        }
+        syn::visit::visit_expr_struct(self, x);
+    }
+
     fn visit_arm(&mut self, a: &'ast syn::Arm) {
         let pat_end = self.lines().at(a.pat.span().end());
         let guard = a.guard.as_ref().map(|(_, g)| self.lines().range(g.span()));
@@ -258,6 +305,7 @@ fn class_of(genre: &str) -> Option<&'static str> {
         "BinaryOperator" | "UnaryOperator" => "op",
         "MatchArm" => "arm",
         "MatchArmGuard" => "guard",
+        "StructField" => "field",
         _ => return None,
     })
 }
@@ -320,16 +368,30 @@ pub fn rewrite(
         let rank = i64::from(key.0 != "guard");
         match node {
             Node::Body { s, e } => {
+                let boxed = finder.boxed.get(&(key.1, key.2));
                 let mut text = String::from("{ ");
                 let mut branch = Vec::new();
                 for m in ms {
                     text.push_str(&format!("if {} ", on(m.id)));
                     let b0 = text.len();
                     // cargo-mutants gives the expression that replaces the body's statements.
-                    text.push_str(&format!("{{ {} }}", m.replacement));
+                    match boxed {
+                        Some(ty) => text.push_str(&format!(
+                            "{{ ::std::boxed::Box::new({}) as {ty} }}",
+                            m.replacement
+                        )),
+                        None => text.push_str(&format!("{{ {} }}", m.replacement)),
+                    }
                     branch.push((m.id, b0, text.len()));
                     text.push_str(" else ");
                 }
+                let close = match boxed {
+                    Some(ty) => {
+                        text.push_str("{ ::std::boxed::Box::new(");
+                        format!(") as {ty} }} }}")
+                    }
+                    None => " }".to_string(),
+                };
                 let len = (e - s) as i64;
                 inserts.push(Insert {
                     at: s,
@@ -340,7 +402,7 @@ pub fn rewrite(
                 inserts.push(Insert {
                     at: e,
                     key: (0, len, -rank),
-                    text: " }".into(),
+                    text: close,
                     branch: Vec::new(),
                 });
             }
@@ -363,6 +425,42 @@ pub fn rewrite(
                     key: (1, -len, rank),
                     text,
                     branch,
+                });
+                inserts.push(Insert {
+                    at: e,
+                    key: (0, len, -rank),
+                    text: " })".into(),
+                    branch: Vec::new(),
+                });
+            }
+            Node::Field {
+                s,
+                e,
+                short,
+                ms: m0,
+                me: m1,
+                bs,
+                be,
+            } => {
+                let m = ms[0];
+                let name = &src[m0..m1];
+                let taken = format!("({}).{name}", &src[bs..be]);
+                let mut text = String::new();
+                if short {
+                    text.push_str(name);
+                    text.push_str(": ");
+                }
+                text.push_str(&format!("(if {} ", on(m.id)));
+                let b0 = text.len();
+                text.push_str(&format!("{{ {taken} }}"));
+                let b1 = text.len();
+                text.push_str(" else { ");
+                let len = (e - s) as i64;
+                inserts.push(Insert {
+                    at: s,
+                    key: (1, -len, rank),
+                    text,
+                    branch: vec![(m.id, b0, b1)],
                 });
                 inserts.push(Insert {
                     at: e,
@@ -442,7 +540,7 @@ mod tests {
         }
     }
 
-    const SRC: &str = "fn f(a: u32, b: u32) -> u32 {\n    let c = a + b * 2;\n    match c {\n        0 => 1,\n        n if n > 3 => !n,\n        _ => c,\n    }\n}\nconst K: usize = 2 + 3;\n";
+    const SRC: &str = "fn f(a: u32, b: u32) -> u32 {\n    let c = a + b * 2;\n    match c {\n        0 => 1,\n        n if n > 3 => !n,\n        _ => c,\n    }\n}\nconst K: usize = 2 + 3;\nfn g(v: &[u8]) -> impl Iterator<Item = &u8> {\n    v.iter()\n}\nfn h() -> Option<impl Iterator<Item = u8>> {\n    None::<std::iter::Empty<u8>>\n}\nfn k(b: u8) -> S {\n    S { a: 1, b, ..S::default() }\n}\n";
 
     #[test]
     fn every_genre_is_wrapped_and_the_original_stays_in_the_else_branch() {
@@ -456,6 +554,10 @@ mod tests {
             m(7, "UnaryOperator", (5, 23), ""),
             m(8, "BinaryOperator", (9, 20), "-"),
             m(9, "StructField", (1, 1), ""),
+            m(10, "FnValue", (11, 5), "::std::iter::empty()"),
+            m(11, "FnValue", (14, 5), "None"),
+            m(12, "StructField", (17, 9), ""),
+            m(13, "StructField", (17, 15), ""),
         ];
         let refs: Vec<&Mutant> = ms.iter().collect();
         let r = rewrite(SRC, &refs, &|id| id == 3).unwrap();
@@ -488,6 +590,25 @@ mod tests {
         assert!(!t.contains(&on(3)));
         assert_eq!(r.left.get(&8), Some(&Left::Const));
         assert_eq!(r.left.get(&9), Some(&Left::Unplaced));
+        // A deleted field is taken from the base; a shorthand field gets its name.
+        assert!(
+            t.contains(&format!(
+                "S {{ a: (if {} {{ (S::default()).a }} else {{ 1 }}), b: (if {} {{ (S::default()).b }} else {{ b }}), ..S::default() }}",
+                on(12),
+                on(13)
+            )),
+            "{t}"
+        );
+        assert_eq!(r.left.get(&11), Some(&Left::ImplTrait));
+        // Both branches of an `impl Trait` function are one boxed trait object type.
+        let ty = "::std::boxed::Box<dyn Iterator < Item = & u8 > + '_>";
+        assert!(
+            t.contains(&format!(
+                "{{ if {} {{ ::std::boxed::Box::new(::std::iter::empty()) as {ty} }} else {{ ::std::boxed::Box::new({{\n    v.iter()\n}}) as {ty} }} }}",
+                on(10)
+            )),
+            "{t}"
+        );
         // A region is the mutated branch's text.
         let (a, b) = r.regions[&2];
         assert_eq!(&t[a..b], "a - b * 2");
