@@ -17,7 +17,9 @@
 //!                        every mutant not yet in W/outcomes.tsv (resumable); `--again` drops
 //!                        those mutants' outcomes first (to judge them again after new cases;
 //!                        delete W/baseline.jsonl when the suite changed)
-//!   onav-schemata report --work W                              the score and the survivors
+//!   onav-schemata report --work W [--classes F,F] [--tsv OUT]  the score and the survivors by
+//!                        reviewed class (files of id, class, reason); OUT: one line a mutant
+//!                        (name, outcome, the first failing case or the class, the reason)
 
 mod rewrite;
 
@@ -524,9 +526,53 @@ fn report(args: &[String]) {
             caught as f64 / viable as f64
         );
     }
-    say!("missed:");
-    for r in outcomes.iter().filter(|r| r[1] == "missed") {
-        say!("  {}\t{}", r[4], r.get(5).map_or("", String::as_str));
+    // Reviewed classes of survivors (id, class, reason), from any number of files.
+    let mut classes: BTreeMap<String, (String, String)> = BTreeMap::new();
+    if let Some(files) = arg(args, "--classes") {
+        for f in files.split(',') {
+            for r in read_tsv(Path::new(f)) {
+                if let (Some(id), Some(class)) = (r.first(), r.get(1)) {
+                    let why = r.get(2).cloned().unwrap_or_default();
+                    classes.insert(id.clone(), (class.clone(), why));
+                }
+            }
+        }
+    }
+    let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
+    let outcome_of: BTreeMap<&str, &Vec<String>> =
+        outcomes.iter().map(|r| (r[0].as_str(), r)).collect();
+    let mut table = String::from("mutant\toutcome\tclass or first failing case\treason\n");
+    for r in &states {
+        let (id, state, name) = (r[0].as_str(), r[1].as_str(), r[2].as_str());
+        let (outcome, detail) = match outcome_of.get(id) {
+            Some(o) => (o[1].as_str(), o.get(5).map_or("", String::as_str)),
+            None if state == "placed" => ("not judged", ""),
+            None => ("not run", state),
+        };
+        let (class, why) = match outcome {
+            "caught" | "timeout" => (detail.split(" (threads").next().unwrap_or(""), ""),
+            "unviable" => ("", ""),
+            _ => match classes.get(id) {
+                Some((c, w)) => (c.as_str(), w.as_str()),
+                None => ("unclassified", detail),
+            },
+        };
+        let outcome = if state == "unviable" {
+            "unviable"
+        } else {
+            outcome
+        };
+        if outcome == "missed" || outcome == "not run" {
+            *by_class.entry(class).or_default() += 1;
+        }
+        table.push_str(&format!("{name}\t{outcome}\t{class}\t{why}\n"));
+    }
+    if let Some(path) = arg(args, "--tsv") {
+        std::fs::write(&path, table).unwrap_or_else(|e| die(format!("{path}: {e}")));
+    }
+    say!("survivors and mutants not run, by class:");
+    for (k, v) in &by_class {
+        say!("  {k}: {v}");
     }
 }
 
