@@ -278,13 +278,14 @@ impl NavMeshQuery<'_> {
                 // polygon) created it: the key exists. Any such link was resolved by now (it
                 // has the same target, so it was not skipped as the way back either). Every
                 // node of this hub has this hub's source, so the keys differ in the target and
-                // its state only.
-                let earlier = (0..j).map(|k| pool.slot(hub + k)).find(|&i| {
-                    i < SKIP && {
-                        let m = pool.get(i);
-                        m.poly == target && m.state == q_state
-                    }
-                });
+                // its state only; a slot's node has its link's target as polygon, so the links'
+                // targets are compared first (most polygons link each neighbour once).
+                let earlier = here.links[..j]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.target == target)
+                    .map(|(k, _)| pool.slot(hub + k))
+                    .find(|&i| i < SKIP && pool.get(i).state == q_state);
                 if let Some(i) = earlier {
                     pool.set_slot(hub + j, i);
                     let m = pool.get_mut(i);

@@ -261,7 +261,7 @@ impl OpenList {
     }
 
     /// Adds node `node`, whose f is now `f`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, node: u32, f: f64) {
         let mut e = u128::from(fkey(f)) << 32 | u128::from(node);
         if e < self.held {
