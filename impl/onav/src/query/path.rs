@@ -226,14 +226,57 @@ impl NavMeshQuery<'_> {
             // The search never turns straight back to the polygon it came from (§4.3): the
             // polygon of n's source, which is its parent's (see `Node`).
             let back = (n.parent != NO_PARENT).then(|| pool.get(n.parent).poly);
+            let back_raw = back.map_or(0, PolyRef::raw);
+            let known = pool.find_hub(poly, state);
+            if let Some(h) = known {
+                let hub = *pool.hub(h);
+                if hub.unknown_back == 0 || hub.unknown_back == back_raw {
+                    // Every link this expansion follows leads to a crossing the hub holds: the
+                    // unknown slots' links lead back (see `Hub`). The same steps as the loop
+                    // below, without looking the polygon up: a slot's node has its link's
+                    // target as polygon.
+                    let base = hub.base as usize;
+                    for j in base..base + hub.len as usize {
+                        let slot = pool.slot(j);
+                        if slot >= SKIP {
+                            continue;
+                        }
+                        let m = pool.get_mut(slot);
+                        if Some(m.poly) == back {
+                            continue;
+                        }
+                        if relax(m, n.g, &n.pos, cur, hub.cost) {
+                            let f = m.f;
+                            open.push(slot, f);
+                        }
+                    }
+                    continue;
+                }
+            }
             // Every node's polygon was valid when it was created, and the mesh does not change
             // during the search.
             let Some(here) = resolve(mesh, poly) else {
                 continue;
             };
-            let cost_here = filter.cost_of(&here);
             let ground = if state == GROUND { here.ground() } else { None };
-            let hub = pool.hub(poly, state, here.tile.poly_count(), here.links.len());
+            let (hub, cost_here) = match known {
+                Some(h) => {
+                    // This expansion's way back differs from the unknown slots' target, so it
+                    // resolves them all.
+                    let hub = pool.hub_mut(h);
+                    hub.unknown_back = 0;
+                    (hub.base as usize, hub.cost)
+                }
+                None => {
+                    let cost = filter.cost_of(&here);
+                    let polys = here.tile.poly_count();
+                    let links = here.links.len();
+                    (
+                        pool.add_hub(poly, state, polys, links, cost, back_raw),
+                        cost,
+                    )
+                }
+            };
             for (j, link) in here.links.iter().enumerate() {
                 let slot = pool.slot(hub + j);
                 if slot == SKIP {

@@ -52,7 +52,7 @@ impl Node {
 const STATES: usize = 3;
 
 /// The hub index: per slot index, per polygon and state (entry `poly · 3 + state`), the stamp of
-/// the search that made the hub and the hub's first slot. An entry is live iff its stamp is the
+/// the search that made the hub and the hub's number. An entry is live iff its stamp is the
 /// current epoch, so emptying the index is `epoch += 1`. It is looked up by key only, never
 /// iterated, so it reaches no result. A slot's entries are allocated when a search first
 /// expands a polygon of it and kept, so later searches allocate nothing.
@@ -80,24 +80,23 @@ impl HubIndex {
         }
     }
 
-    /// The first slot of the hub of entry `key` of slot `slot`, inserting `next` for a new one
-    /// (then returning it); `polys` is the polygon count of the slot's tile (the entries a
-    /// first look-up allocates).
+    /// The hub of entry `key` of slot `slot`, if this search made it.
     #[inline]
-    fn get_or_insert(&mut self, slot: usize, key: usize, polys: usize, next: u32) -> u32 {
-        let epoch = self.epoch;
-        let e = match self.tiles.get(slot).and_then(|t| t.get(key)) {
-            Some(_) => &mut self.tiles[slot][key],
+    fn find(&self, slot: usize, key: usize) -> Option<u32> {
+        let e = self.tiles.get(slot)?.get(key)?;
+        (e.stamp == self.epoch).then_some(e.base)
+    }
+
+    /// Records hub `hub` for entry `key` of slot `slot`; `polys` is the polygon count of the
+    /// slot's tile (the entries a first insertion allocates).
+    #[inline]
+    fn insert(&mut self, slot: usize, key: usize, polys: usize, hub: u32) {
+        let stamp = self.epoch;
+        let e = match self.tiles.get_mut(slot).and_then(|t| t.get_mut(key)) {
+            Some(e) => e,
             None => self.grow(slot, key, polys),
         };
-        if e.stamp == epoch {
-            return e.base;
-        }
-        *e = HubEntry {
-            stamp: epoch,
-            base: next,
-        };
-        next
+        *e = HubEntry { stamp, base: hub };
     }
 
     /// Entry `key` of slot `slot`, allocating it (and the rest of the slot's) first.
@@ -135,8 +134,27 @@ pub(crate) const SKIP: u32 = u32::MAX - 1;
 pub(crate) struct NodePool {
     nodes: Vec<Node>,
     hubs: HubIndex,
+    /// The hubs made, by number.
+    hub_list: Vec<Hub>,
     slots: Vec<u32>,
     max: usize,
+}
+
+/// What a hub keeps of its polygon besides the slots: whatever the expansions after the first
+/// need when every link they follow leads to a known crossing, so that they do not look the
+/// polygon up again (the mesh and the filter do not change during a search).
+#[derive(Clone, Copy)]
+pub(crate) struct Hub {
+    /// The first slot and the number of slots (the polygon's links).
+    pub base: u32,
+    pub len: u32,
+    /// The cost of the polygon being left (`spec/queries.md` §4.2).
+    pub cost: f64,
+    /// The raw reference every [`UNKNOWN`] slot's link leads to, or 0 when no slot is unknown.
+    /// A slot stays unknown only when its link was skipped as the way back by every expansion
+    /// so far (`spec/queries.md` §4.3), so its target is the first expansion's way back, and
+    /// after an expansion whose way back is another polygon no slot is unknown.
+    pub unknown_back: u64,
 }
 
 impl NodePool {
@@ -144,28 +162,61 @@ impl NodePool {
     pub fn reset(&mut self, max: u32) {
         self.nodes.clear();
         self.hubs.clear();
+        self.hub_list.clear();
         self.slots.clear();
         self.max = max as usize;
     }
 
-    /// The first slot of the hub of `(poly, state)` (state ≤ 2), whose polygon has `links` links
-    /// and whose tile has `polys` polygons: created (every slot [`UNKNOWN`]) on the first call
-    /// for the pair.
+    /// The number of the hub of `(poly, state)` (state ≤ 2), if this search made it.
     #[inline]
-    pub fn hub(&mut self, poly: PolyRef, state: u8, polys: u32, links: usize) -> usize {
-        let next = self.slots.len() as u32;
+    pub fn find_hub(&self, poly: PolyRef, state: u8) -> Option<u32> {
         let key = poly.poly().0 as usize * STATES + usize::from(state);
-        let base = self
-            .hubs
-            .get_or_insert(poly.slot().0 as usize, key, polys as usize, next);
-        if base == next {
-            // A few slots (a polygon's links): pushed one by one, cheaper than a memset call.
-            self.slots.reserve(links);
-            for _ in 0..links {
-                self.slots.push(UNKNOWN);
-            }
+        self.hubs.find(poly.slot().0 as usize, key)
+    }
+
+    /// Hub `h`.
+    #[inline]
+    pub fn hub(&self, h: u32) -> &Hub {
+        &self.hub_list[h as usize]
+    }
+
+    /// Hub `h`, to update.
+    #[inline]
+    pub fn hub_mut(&mut self, h: u32) -> &mut Hub {
+        &mut self.hub_list[h as usize]
+    }
+
+    /// Makes the hub of `(poly, state)` (state ≤ 2), which has none yet, whose polygon has
+    /// `links` links and cost `cost` and whose tile has `polys` polygons, every slot
+    /// [`UNKNOWN`], first expanded with way back `back` (raw, 0 for none); returns its first
+    /// slot.
+    #[inline]
+    pub fn add_hub(
+        &mut self,
+        poly: PolyRef,
+        state: u8,
+        polys: u32,
+        links: usize,
+        cost: f64,
+        back: u64,
+    ) -> usize {
+        let base = self.slots.len();
+        let key = poly.poly().0 as usize * STATES + usize::from(state);
+        let h = self.hub_list.len() as u32;
+        self.hubs
+            .insert(poly.slot().0 as usize, key, polys as usize, h);
+        self.hub_list.push(Hub {
+            base: base as u32,
+            len: links as u32,
+            cost,
+            unknown_back: back,
+        });
+        // A few slots (a polygon's links): pushed one by one, cheaper than a memset call.
+        self.slots.reserve(links);
+        for _ in 0..links {
+            self.slots.push(UNKNOWN);
         }
-        base as usize
+        base
     }
 
     /// Slot `i` of the hub slots.
@@ -506,26 +557,41 @@ mod tests {
         }
     }
 
+    /// The first slot of the hub of `(poly, state)`, made (with cost 1 and no way back) if
+    /// the search has none, as the search does.
+    fn hub(pool: &mut NodePool, poly: PolyRef, state: u8, polys: u32, links: usize) -> usize {
+        match pool.find_hub(poly, state) {
+            Some(h) => pool.hub(h).base as usize,
+            None => pool.add_hub(poly, state, polys, links, 1.0, 0),
+        }
+    }
+
     #[test]
     fn a_hub_is_made_once_per_polygon_and_state() {
         let mut pool = NodePool::default();
         pool.reset(8);
-        let a = pool.hub(r(1), 0, 4, 3);
-        let b = pool.hub(r(1), 1, 4, 2);
+        let a = hub(&mut pool, r(1), 0, 4, 3);
+        let b = hub(&mut pool, r(1), 1, 4, 2);
         assert_eq!((a, b), (0, 3));
-        assert_eq!(pool.hub(r(1), 0, 4, 3), a);
+        assert_eq!(hub(&mut pool, r(1), 0, 4, 3), a);
         // Another slot, and a polygon past the count first given (the index grows).
         let other = PolyRef::new(Generation::FIRST, SlotIndex(5), PolyIndex(2));
-        assert_eq!(pool.hub(other, 2, 3, 1), 5);
-        assert_eq!(pool.hub(r(9), 0, 4, 2), 6);
-        assert_eq!(pool.hub(other, 2, 3, 1), 5);
+        assert_eq!(hub(&mut pool, other, 2, 3, 1), 5);
+        assert_eq!(hub(&mut pool, r(9), 0, 4, 2), 6);
+        assert_eq!(hub(&mut pool, other, 2, 3, 1), 5);
         assert!((0..8).all(|i| pool.slot(i) == UNKNOWN));
         pool.set_slot(a + 1, 7);
         assert_eq!(pool.slot(1), 7);
+        // The hub keeps its record.
+        let h = pool.find_hub(other, 2).unwrap();
+        pool.hub_mut(h).unknown_back = r(3).raw();
+        let got = *pool.hub(h);
+        assert_eq!((got.base, got.len, got.unknown_back), (5, 1, r(3).raw()));
         // A new search forgets every hub.
         pool.reset(8);
-        assert_eq!(pool.hub(r(1), 1, 4, 2), 0);
-        assert_eq!(pool.hub(r(1), 0, 4, 3), 2);
+        assert_eq!(pool.find_hub(r(1), 0).map(|_| ()), None);
+        assert_eq!(hub(&mut pool, r(1), 1, 4, 2), 0);
+        assert_eq!(hub(&mut pool, r(1), 0, 4, 3), 2);
         assert_eq!(pool.slot(1), UNKNOWN);
     }
 
@@ -533,14 +599,14 @@ mod tests {
     fn the_hub_index_survives_its_epoch_wrapping() {
         let mut pool = NodePool::default();
         pool.reset(8);
-        assert_eq!(pool.hub(r(1), 0, 2, 1), 0);
+        assert_eq!(hub(&mut pool, r(1), 0, 2, 1), 0);
         pool.hubs.epoch = u32::MAX;
         pool.hubs.tiles[0][3].stamp = 1;
         pool.reset(8);
         // The stale stamp 1 equals the restarted epoch only if it was not cleared.
         assert_eq!(pool.hubs.epoch, 1);
-        assert_eq!(pool.hub(r(2), 0, 2, 1), 0);
-        assert_eq!(pool.hub(r(1), 0, 2, 1), 1);
+        assert_eq!(hub(&mut pool, r(2), 0, 2, 1), 0);
+        assert_eq!(hub(&mut pool, r(1), 0, 2, 1), 1);
     }
 
     #[test]
