@@ -348,23 +348,25 @@ impl OpenList {
     fn replace_least(h: &mut [u128], x: u128) -> u128 {
         let n = h.len();
         let top = h[0];
-        // Sift x down from the root: the least child moves up while it is less.
+        // Sift x down from the root: the lesser child moves up while it is less.
         let mut i = 0;
         loop {
             let c = 2 * i + 1;
-            if c >= n {
-                break;
-            }
-            let m = if c + 1 < n && h[c + 1] < h[c] {
-                c + 1
+            if c + 1 < n {
+                let (a, b) = (h[c], h[c + 1]);
+                let (v, m) = if b < a { (b, c + 1) } else { (a, c) };
+                if x < v {
+                    break;
+                }
+                h[i] = v;
+                i = m;
             } else {
-                c
-            };
-            if x < h[m] {
+                if c < n && h[c] < x {
+                    h[i] = h[c];
+                    i = c;
+                }
                 break;
             }
-            h[i] = h[m];
-            i = m;
         }
         h[i] = x;
         top
@@ -381,8 +383,9 @@ impl OpenList {
         loop {
             let c = 2 * i + 1;
             if c + 1 < n {
-                let m = if h[c + 1] < h[c] { c + 1 } else { c };
-                h[i] = h[m];
+                let (a, b) = (h[c], h[c + 1]);
+                let (v, m) = if b < a { (b, c + 1) } else { (a, c) };
+                h[i] = v;
                 i = m;
             } else {
                 if c < n {
