@@ -65,7 +65,7 @@ struct HubIndex {
 #[derive(Clone, Copy, Default)]
 struct HubEntry {
     stamp: u32,
-    base: u32,
+    hub: u32,
 }
 
 impl HubIndex {
@@ -84,7 +84,7 @@ impl HubIndex {
     #[inline]
     fn find(&self, slot: usize, key: usize) -> Option<u32> {
         let e = self.tiles.get(slot)?.get(key)?;
-        (e.stamp == self.epoch).then_some(e.base)
+        (e.stamp == self.epoch).then_some(e.hub)
     }
 
     /// Records hub `hub` for entry `key` of slot `slot`; `polys` is the polygon count of the
@@ -96,7 +96,7 @@ impl HubIndex {
             Some(e) => e,
             None => self.grow(slot, key, polys),
         };
-        *e = HubEntry { stamp, base: hub };
+        *e = HubEntry { stamp, hub };
     }
 
     /// Entry `key` of slot `slot`, allocating it (and the rest of the slot's) first.
