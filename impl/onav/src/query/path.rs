@@ -235,13 +235,12 @@ impl NavMeshQuery<'_> {
                     // unknown slots' links lead back (see `Hub`). The same steps as the loop
                     // below, without looking the polygon up: a slot's node has its link's
                     // target as polygon.
-                    let base = hub.base as usize;
-                    for j in base..base + hub.len as usize {
-                        let slot = pool.slot(j);
+                    let (slots, nodes) = pool.hub_slots(hub.base as usize, hub.len as usize);
+                    for &slot in slots.iter() {
                         if slot >= SKIP {
                             continue;
                         }
-                        let m = pool.get_mut(slot);
+                        let m = nodes.get_mut(slot);
                         if Some(m.poly) == back {
                             continue;
                         }
@@ -277,8 +276,9 @@ impl NavMeshQuery<'_> {
                     )
                 }
             };
+            let (slots, nodes) = pool.hub_slots(hub, here.links.len());
             for (j, link) in here.links.iter().enumerate() {
-                let slot = pool.slot(hub + j);
+                let slot = slots[j];
                 if slot == SKIP {
                     continue;
                 }
@@ -288,7 +288,7 @@ impl NavMeshQuery<'_> {
                 }
                 if slot != UNKNOWN {
                     // A crossing this polygon's hub already holds.
-                    let m = pool.get_mut(slot);
+                    let m = nodes.get_mut(slot);
                     if relax(m, n.g, &n.pos, cur, cost_here) {
                         let f = m.f;
                         open.push(slot, f);
@@ -307,13 +307,13 @@ impl NavMeshQuery<'_> {
                             LinkEnd::End
                         };
                         if end != opposite(board) {
-                            pool.set_slot(hub + j, SKIP);
+                            slots[j] = SKIP;
                             continue;
                         }
                         GROUND
                     }
                     _ => {
-                        pool.set_slot(hub + j, SKIP);
+                        slots[j] = SKIP;
                         continue;
                     }
                 };
@@ -327,11 +327,11 @@ impl NavMeshQuery<'_> {
                     .iter()
                     .enumerate()
                     .filter(|(_, l)| l.target == target)
-                    .map(|(k, _)| pool.slot(hub + k))
-                    .find(|&i| i < SKIP && pool.get(i).state == q_state);
+                    .map(|(k, _)| slots[k])
+                    .find(|&i| i < SKIP && nodes.get(i).state == q_state);
                 if let Some(i) = earlier {
-                    pool.set_slot(hub + j, i);
-                    let m = pool.get_mut(i);
+                    slots[j] = i;
+                    let m = nodes.get_mut(i);
                     if relax(m, n.g, &n.pos, cur, cost_here) {
                         let f = m.f;
                         open.push(i, f);
@@ -341,7 +341,7 @@ impl NavMeshQuery<'_> {
                 // A new crossing. Whatever stops it here stops it for the rest of the search
                 // (the mesh, the filter and the pool's fullness do not change back).
                 let Some((q, there)) = place(mesh, &here, ground.as_ref(), link, filter) else {
-                    pool.set_slot(hub + j, SKIP);
+                    slots[j] = SKIP;
                     continue;
                 };
                 let step = dist3(&n.pos, &q) * cost_here;
@@ -368,14 +368,14 @@ impl NavMeshQuery<'_> {
                     is_end,
                     closed: false,
                 };
-                match pool.add(m) {
+                match nodes.add(m) {
                     Some(i) => {
-                        pool.set_slot(hub + j, i);
+                        slots[j] = i;
                         open.push(i, f);
                     }
                     None => {
                         out_of_nodes = true;
-                        pool.set_slot(hub + j, SKIP);
+                        slots[j] = SKIP;
                     }
                 }
             }

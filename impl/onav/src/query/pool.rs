@@ -132,12 +132,41 @@ pub(crate) const SKIP: u32 = u32::MAX - 1;
 /// so the search takes exactly the steps it would take looking every key up.
 #[derive(Default)]
 pub(crate) struct NodePool {
-    nodes: Vec<Node>,
+    nodes: Nodes,
     hubs: HubIndex,
     /// The hubs made, by number.
     hub_list: Vec<Hub>,
     slots: Vec<u32>,
+}
+
+/// The nodes of a search, in creation order (a node's index is its number), at most `max`.
+#[derive(Default)]
+pub(crate) struct Nodes {
+    list: Vec<Node>,
     max: usize,
+}
+
+impl Nodes {
+    /// Adds a node; `None` when the pool is full.
+    #[inline]
+    pub fn add(&mut self, node: Node) -> Option<u32> {
+        if self.list.len() >= self.max {
+            return None;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(node);
+        Some(i)
+    }
+
+    #[inline]
+    pub fn get(&self, i: u32) -> &Node {
+        &self.list[i as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Node {
+        &mut self.list[i as usize]
+    }
 }
 
 /// What a hub keeps of its polygon besides the slots: whatever the expansions after the first
@@ -160,11 +189,18 @@ pub(crate) struct Hub {
 impl NodePool {
     /// An empty pool for a search of at most `max` nodes.
     pub fn reset(&mut self, max: u32) {
-        self.nodes.clear();
+        self.nodes.list.clear();
+        self.nodes.max = max as usize;
         self.hubs.clear();
         self.hub_list.clear();
         self.slots.clear();
-        self.max = max as usize;
+    }
+
+    /// The slots `base .. base + len` of a hub and the nodes, borrowed apart: the loops over a
+    /// hub's links read and update both.
+    #[inline]
+    pub fn hub_slots(&mut self, base: usize, len: usize) -> (&mut [u32], &mut Nodes) {
+        (&mut self.slots[base..base + len], &mut self.nodes)
     }
 
     /// The number of the hub of `(poly, state)` (state ≤ 2), if this search made it.
@@ -219,42 +255,25 @@ impl NodePool {
         base
     }
 
-    /// Slot `i` of the hub slots.
-    #[inline]
-    pub fn slot(&self, i: usize) -> u32 {
-        self.slots[i]
-    }
-
-    /// Sets slot `i`.
-    #[inline]
-    pub fn set_slot(&mut self, i: usize, v: u32) {
-        self.slots[i] = v;
-    }
-
     /// Adds a node; `None` when the pool is full.
     #[inline]
     pub fn add(&mut self, node: Node) -> Option<u32> {
-        if self.nodes.len() >= self.max {
-            return None;
-        }
-        let i = self.nodes.len() as u32;
-        self.nodes.push(node);
-        Some(i)
+        self.nodes.add(node)
     }
 
     #[inline]
     pub fn get(&self, i: u32) -> &Node {
-        &self.nodes[i as usize]
+        self.nodes.get(i)
     }
 
     #[inline]
     pub fn get_mut(&mut self, i: u32) -> &mut Node {
-        &mut self.nodes[i as usize]
+        self.nodes.get_mut(i)
     }
 
     /// Every node, in creation order.
     pub fn nodes(&self) -> &[Node] {
-        &self.nodes
+        &self.nodes.list
     }
 }
 
@@ -582,9 +601,9 @@ mod tests {
         assert_eq!(hub(&mut pool, other, 2, 3, 1), 5);
         assert_eq!(hub(&mut pool, r(9), 0, 4, 2), 6);
         assert_eq!(hub(&mut pool, other, 2, 3, 1), 5);
-        assert!((0..8).all(|i| pool.slot(i) == UNKNOWN));
-        pool.set_slot(a + 1, 7);
-        assert_eq!(pool.slot(1), 7);
+        assert!(pool.hub_slots(0, 8).0.iter().all(|&s| s == UNKNOWN));
+        pool.hub_slots(a, 3).0[1] = 7;
+        assert_eq!(pool.hub_slots(0, 2).0, [UNKNOWN, 7]);
         // The hub keeps its record.
         let h = pool.find_hub(other, 2).unwrap();
         pool.hub_mut(h).unknown_back = r(3).raw();
@@ -595,7 +614,7 @@ mod tests {
         assert_eq!(pool.find_hub(r(1), 0).map(|_| ()), None);
         assert_eq!(hub(&mut pool, r(1), 1, 4, 2), 0);
         assert_eq!(hub(&mut pool, r(1), 0, 4, 3), 2);
-        assert_eq!(pool.slot(1), UNKNOWN);
+        assert_eq!(pool.hub_slots(1, 1).0, [UNKNOWN]);
     }
 
     #[test]
