@@ -356,7 +356,12 @@ impl NavMeshQuery<'_> {
                     let g = n.g + step;
                     (g, g + tail, tail)
                 };
-                let m = Node {
+                if nodes.is_full() {
+                    out_of_nodes = true;
+                    slots[j] = SKIP;
+                    continue;
+                }
+                let i = nodes.push(Node {
                     pos: q,
                     g,
                     f,
@@ -367,17 +372,9 @@ impl NavMeshQuery<'_> {
                     state: q_state,
                     is_end,
                     closed: false,
-                };
-                match nodes.add(m) {
-                    Some(i) => {
-                        slots[j] = i;
-                        open.push(i, f);
-                    }
-                    None => {
-                        out_of_nodes = true;
-                        slots[j] = SKIP;
-                    }
-                }
+                });
+                slots[j] = i;
+                open.push(i, f);
             }
         }
 

@@ -150,12 +150,24 @@ impl Nodes {
     /// Adds a node; `None` when the pool is full.
     #[inline]
     pub fn add(&mut self, node: Node) -> Option<u32> {
-        if self.list.len() >= self.max {
+        if self.is_full() {
             return None;
         }
+        Some(self.push(node))
+    }
+
+    /// True when the pool holds `max` nodes.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.list.len() >= self.max
+    }
+
+    /// Adds a node to a pool that is not full; returns its number.
+    #[inline]
+    pub fn push(&mut self, node: Node) -> u32 {
         let i = self.list.len() as u32;
         self.list.push(node);
-        Some(i)
+        i
     }
 
     #[inline]
