@@ -226,16 +226,59 @@ impl NavMeshQuery<'_> {
             // The search never turns straight back to the polygon it came from (§4.3): the
             // polygon of n's source, which is its parent's (see `Node`).
             let back = (n.parent != NO_PARENT).then(|| pool.get(n.parent).poly);
+            let back_raw = back.map_or(0, PolyRef::raw);
+            let known = pool.find_hub(poly, state);
+            if let Some(h) = known {
+                let hub = *pool.hub(h);
+                if hub.unknown_back == 0 || hub.unknown_back == back_raw {
+                    // Every link this expansion follows leads to a crossing the hub holds: the
+                    // unknown slots' links lead back (see `Hub`). The same steps as the loop
+                    // below, without looking the polygon up: a slot's node has its link's
+                    // target as polygon.
+                    let (slots, nodes) = pool.hub_slots(hub.base as usize, hub.len as usize);
+                    for &slot in slots.iter() {
+                        if slot >= SKIP {
+                            continue;
+                        }
+                        let m = nodes.get_mut(slot);
+                        if Some(m.poly) == back {
+                            continue;
+                        }
+                        if relax(m, n.g, &n.pos, cur, hub.cost) {
+                            let f = m.f;
+                            open.push(slot, f);
+                        }
+                    }
+                    continue;
+                }
+            }
             // Every node's polygon was valid when it was created, and the mesh does not change
             // during the search.
             let Some(here) = resolve(mesh, poly) else {
                 continue;
             };
-            let cost_here = filter.cost_of(&here);
             let ground = if state == GROUND { here.ground() } else { None };
-            let hub = pool.hub(poly, state, here.tile.poly_count(), here.links.len());
+            let (hub, cost_here) = match known {
+                Some(h) => {
+                    // This expansion's way back differs from the unknown slots' target, so it
+                    // resolves them all.
+                    let hub = pool.hub_mut(h);
+                    hub.unknown_back = 0;
+                    (hub.base as usize, hub.cost)
+                }
+                None => {
+                    let cost = filter.cost_of(&here);
+                    let polys = here.tile.poly_count();
+                    let links = here.links.len();
+                    (
+                        pool.add_hub(poly, state, polys, links, cost, back_raw),
+                        cost,
+                    )
+                }
+            };
+            let (slots, nodes) = pool.hub_slots(hub, here.links.len());
             for (j, link) in here.links.iter().enumerate() {
-                let slot = pool.slot(hub + j);
+                let slot = slots[j];
                 if slot == SKIP {
                     continue;
                 }
@@ -245,7 +288,7 @@ impl NavMeshQuery<'_> {
                 }
                 if slot != UNKNOWN {
                     // A crossing this polygon's hub already holds.
-                    let m = pool.get_mut(slot);
+                    let m = nodes.get_mut(slot);
                     if relax(m, n.g, &n.pos, cur, cost_here) {
                         let f = m.f;
                         open.push(slot, f);
@@ -264,13 +307,13 @@ impl NavMeshQuery<'_> {
                             LinkEnd::End
                         };
                         if end != opposite(board) {
-                            pool.set_slot(hub + j, SKIP);
+                            slots[j] = SKIP;
                             continue;
                         }
                         GROUND
                     }
                     _ => {
-                        pool.set_slot(hub + j, SKIP);
+                        slots[j] = SKIP;
                         continue;
                     }
                 };
@@ -278,16 +321,17 @@ impl NavMeshQuery<'_> {
                 // polygon) created it: the key exists. Any such link was resolved by now (it
                 // has the same target, so it was not skipped as the way back either). Every
                 // node of this hub has this hub's source, so the keys differ in the target and
-                // its state only.
-                let earlier = (0..j).map(|k| pool.slot(hub + k)).find(|&i| {
-                    i < SKIP && {
-                        let m = pool.get(i);
-                        m.poly == target && m.state == q_state
-                    }
-                });
+                // its state only; a slot's node has its link's target as polygon, so the links'
+                // targets are compared first (most polygons link each neighbour once).
+                let earlier = here.links[..j]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.target == target)
+                    .map(|(k, _)| slots[k])
+                    .find(|&i| i < SKIP && nodes.get(i).state == q_state);
                 if let Some(i) = earlier {
-                    pool.set_slot(hub + j, i);
-                    let m = pool.get_mut(i);
+                    slots[j] = i;
+                    let m = nodes.get_mut(i);
                     if relax(m, n.g, &n.pos, cur, cost_here) {
                         let f = m.f;
                         open.push(i, f);
@@ -297,7 +341,7 @@ impl NavMeshQuery<'_> {
                 // A new crossing. Whatever stops it here stops it for the rest of the search
                 // (the mesh, the filter and the pool's fullness do not change back).
                 let Some((q, there)) = place(mesh, &here, ground.as_ref(), link, filter) else {
-                    pool.set_slot(hub + j, SKIP);
+                    slots[j] = SKIP;
                     continue;
                 };
                 let step = dist3(&n.pos, &q) * cost_here;
@@ -312,7 +356,12 @@ impl NavMeshQuery<'_> {
                     let g = n.g + step;
                     (g, g + tail, tail)
                 };
-                let m = Node {
+                if nodes.is_full() {
+                    out_of_nodes = true;
+                    slots[j] = SKIP;
+                    continue;
+                }
+                let i = nodes.push(Node {
                     pos: q,
                     g,
                     f,
@@ -323,17 +372,9 @@ impl NavMeshQuery<'_> {
                     state: q_state,
                     is_end,
                     closed: false,
-                };
-                match pool.add(m) {
-                    Some(i) => {
-                        pool.set_slot(hub + j, i);
-                        open.push(i, f);
-                    }
-                    None => {
-                        out_of_nodes = true;
-                        pool.set_slot(hub + j, SKIP);
-                    }
-                }
+                });
+                slots[j] = i;
+                open.push(i, f);
             }
         }
 

@@ -52,7 +52,7 @@ impl Node {
 const STATES: usize = 3;
 
 /// The hub index: per slot index, per polygon and state (entry `poly · 3 + state`), the stamp of
-/// the search that made the hub and the hub's first slot. An entry is live iff its stamp is the
+/// the search that made the hub and the hub's number. An entry is live iff its stamp is the
 /// current epoch, so emptying the index is `epoch += 1`. It is looked up by key only, never
 /// iterated, so it reaches no result. A slot's entries are allocated when a search first
 /// expands a polygon of it and kept, so later searches allocate nothing.
@@ -65,7 +65,7 @@ struct HubIndex {
 #[derive(Clone, Copy, Default)]
 struct HubEntry {
     stamp: u32,
-    base: u32,
+    hub: u32,
 }
 
 impl HubIndex {
@@ -80,24 +80,23 @@ impl HubIndex {
         }
     }
 
-    /// The first slot of the hub of entry `key` of slot `slot`, inserting `next` for a new one
-    /// (then returning it); `polys` is the polygon count of the slot's tile (the entries a
-    /// first look-up allocates).
+    /// The hub of entry `key` of slot `slot`, if this search made it.
     #[inline]
-    fn get_or_insert(&mut self, slot: usize, key: usize, polys: usize, next: u32) -> u32 {
-        let epoch = self.epoch;
-        let e = match self.tiles.get(slot).and_then(|t| t.get(key)) {
-            Some(_) => &mut self.tiles[slot][key],
+    fn find(&self, slot: usize, key: usize) -> Option<u32> {
+        let e = self.tiles.get(slot)?.get(key)?;
+        (e.stamp == self.epoch).then_some(e.hub)
+    }
+
+    /// Records hub `hub` for entry `key` of slot `slot`; `polys` is the polygon count of the
+    /// slot's tile (the entries a first insertion allocates).
+    #[inline]
+    fn insert(&mut self, slot: usize, key: usize, polys: usize, hub: u32) {
+        let stamp = self.epoch;
+        let e = match self.tiles.get_mut(slot).and_then(|t| t.get_mut(key)) {
+            Some(e) => e,
             None => self.grow(slot, key, polys),
         };
-        if e.stamp == epoch {
-            return e.base;
-        }
-        *e = HubEntry {
-            stamp: epoch,
-            base: next,
-        };
-        next
+        *e = HubEntry { stamp, hub };
     }
 
     /// Entry `key` of slot `slot`, allocating it (and the rest of the slot's) first.
@@ -133,77 +132,160 @@ pub(crate) const SKIP: u32 = u32::MAX - 1;
 /// so the search takes exactly the steps it would take looking every key up.
 #[derive(Default)]
 pub(crate) struct NodePool {
-    nodes: Vec<Node>,
+    nodes: Nodes,
     hubs: HubIndex,
+    /// The hubs made, by number.
+    hub_list: Vec<Hub>,
     slots: Vec<u32>,
+}
+
+/// The nodes of a search, in creation order (a node's index is its number), at most `max`.
+#[derive(Default)]
+pub(crate) struct Nodes {
+    list: Vec<Node>,
     max: usize,
+}
+
+impl Nodes {
+    /// Adds a node; `None` when the pool is full.
+    #[inline]
+    pub fn add(&mut self, node: Node) -> Option<u32> {
+        if self.is_full() {
+            return None;
+        }
+        Some(self.push(node))
+    }
+
+    /// True when the pool holds `max` nodes.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.list.len() >= self.max
+    }
+
+    /// Adds a node to a pool that is not full; returns its number.
+    #[inline]
+    pub fn push(&mut self, node: Node) -> u32 {
+        let i = self.list.len() as u32;
+        self.list.push(node);
+        i
+    }
+
+    #[inline]
+    pub fn get(&self, i: u32) -> &Node {
+        &self.list[i as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Node {
+        &mut self.list[i as usize]
+    }
+}
+
+/// What a hub keeps of its polygon besides the slots: whatever the expansions after the first
+/// need when every link they follow leads to a known crossing, so that they do not look the
+/// polygon up again (the mesh and the filter do not change during a search).
+#[derive(Clone, Copy)]
+pub(crate) struct Hub {
+    /// The first slot and the number of slots (the polygon's links).
+    pub base: u32,
+    pub len: u32,
+    /// The cost of the polygon being left (`spec/queries.md` §4.2).
+    pub cost: f64,
+    /// The raw reference every [`UNKNOWN`] slot's link leads to, or 0 when no slot is unknown.
+    /// A slot stays unknown only when its link was skipped as the way back by every expansion
+    /// so far (`spec/queries.md` §4.3), so its target is the first expansion's way back, and
+    /// after an expansion whose way back is another polygon no slot is unknown.
+    pub unknown_back: u64,
 }
 
 impl NodePool {
     /// An empty pool for a search of at most `max` nodes.
     pub fn reset(&mut self, max: u32) {
-        self.nodes.clear();
+        self.nodes.list.clear();
+        self.nodes.max = max as usize;
         self.hubs.clear();
+        self.hub_list.clear();
         self.slots.clear();
-        self.max = max as usize;
     }
 
-    /// The first slot of the hub of `(poly, state)` (state ≤ 2), whose polygon has `links` links
-    /// and whose tile has `polys` polygons: created (every slot [`UNKNOWN`]) on the first call
-    /// for the pair.
+    /// The slots `base .. base + len` of a hub and the nodes, borrowed apart: the loops over a
+    /// hub's links read and update both.
     #[inline]
-    pub fn hub(&mut self, poly: PolyRef, state: u8, polys: u32, links: usize) -> usize {
-        let next = self.slots.len() as u32;
+    pub fn hub_slots(&mut self, base: usize, len: usize) -> (&mut [u32], &mut Nodes) {
+        (&mut self.slots[base..base + len], &mut self.nodes)
+    }
+
+    /// The number of the hub of `(poly, state)` (state ≤ 2), if this search made it.
+    #[inline]
+    pub fn find_hub(&self, poly: PolyRef, state: u8) -> Option<u32> {
         let key = poly.poly().0 as usize * STATES + usize::from(state);
-        let base = self
-            .hubs
-            .get_or_insert(poly.slot().0 as usize, key, polys as usize, next);
-        if base == next {
-            // A few slots (a polygon's links): pushed one by one, cheaper than a memset call.
-            self.slots.reserve(links);
-            for _ in 0..links {
-                self.slots.push(UNKNOWN);
-            }
+        self.hubs.find(poly.slot().0 as usize, key)
+    }
+
+    /// Hub `h`.
+    #[inline]
+    pub fn hub(&self, h: u32) -> &Hub {
+        &self.hub_list[h as usize]
+    }
+
+    /// Hub `h`, to update.
+    #[inline]
+    pub fn hub_mut(&mut self, h: u32) -> &mut Hub {
+        &mut self.hub_list[h as usize]
+    }
+
+    /// Makes the hub of `(poly, state)` (state ≤ 2), which has none yet, whose polygon has
+    /// `links` links and cost `cost` and whose tile has `polys` polygons, every slot
+    /// [`UNKNOWN`], first expanded with way back `back` (raw, 0 for none); returns its first
+    /// slot.
+    #[inline]
+    pub fn add_hub(
+        &mut self,
+        poly: PolyRef,
+        state: u8,
+        polys: u32,
+        links: usize,
+        cost: f64,
+        back: u64,
+    ) -> usize {
+        let base = self.slots.len();
+        let key = poly.poly().0 as usize * STATES + usize::from(state);
+        let h = self.hub_list.len() as u32;
+        self.hubs
+            .insert(poly.slot().0 as usize, key, polys as usize, h);
+        self.hub_list.push(Hub {
+            base: base as u32,
+            len: links as u32,
+            cost,
+            unknown_back: back,
+        });
+        // A few slots (a polygon's links): pushed one by one, cheaper than a memset call.
+        self.slots.reserve(links);
+        for _ in 0..links {
+            self.slots.push(UNKNOWN);
         }
-        base as usize
-    }
-
-    /// Slot `i` of the hub slots.
-    #[inline]
-    pub fn slot(&self, i: usize) -> u32 {
-        self.slots[i]
-    }
-
-    /// Sets slot `i`.
-    #[inline]
-    pub fn set_slot(&mut self, i: usize, v: u32) {
-        self.slots[i] = v;
+        base
     }
 
     /// Adds a node; `None` when the pool is full.
     #[inline]
     pub fn add(&mut self, node: Node) -> Option<u32> {
-        if self.nodes.len() >= self.max {
-            return None;
-        }
-        let i = self.nodes.len() as u32;
-        self.nodes.push(node);
-        Some(i)
+        self.nodes.add(node)
     }
 
     #[inline]
     pub fn get(&self, i: u32) -> &Node {
-        &self.nodes[i as usize]
+        self.nodes.get(i)
     }
 
     #[inline]
     pub fn get_mut(&mut self, i: u32) -> &mut Node {
-        &mut self.nodes[i as usize]
+        self.nodes.get_mut(i)
     }
 
     /// Every node, in creation order.
     pub fn nodes(&self) -> &[Node] {
-        &self.nodes
+        &self.nodes.list
     }
 }
 
@@ -220,26 +302,66 @@ fn fkey(f: f64) -> u64 {
 }
 
 /// The open list: a binary min-heap of entries `fkey(f) << 32 | number`, so that one integer
-/// comparison orders them by (f, number); keys are distinct (a node's f only ever decreases). A
-/// node whose f decreased has a newer entry; the older ones are skipped when popped, so each pop
+/// comparison orders them by (f, number), and beside it one **held** entry, the least pushed
+/// since the last pop. Keys are distinct (a node's f only ever decreases, and numbers differ). A
+/// node whose f decreased has a newer entry; the older ones are skipped when taken, so each pop
 /// yields the open node with the least (f, number). Only the least entry is ever taken, so the
 /// heap's internal order reaches no result.
-#[derive(Default)]
-pub(crate) struct OpenList(Vec<u128>);
+///
+/// Why the held entry: most pops follow an expansion that pushed something, so a pop would
+/// otherwise sift an entry up and then the heap's last entry down. Held beside the heap, the
+/// least new entry either is the least of all (taken after one comparison) or takes the place of
+/// the heap's least with one sift-down. On the 16 × 16 world of `examples/path_calls.rs` about
+/// 45 % of the pushes end so, and 55 % of the pops are such replacements.
+///
+/// Why the two sift-downs: an entry taken from the heap's end is a leaf and large, so the hole
+/// left at the root is moved down to a leaf along the lesser children (one comparison a level)
+/// and the entry rises from there; a held entry, just pushed, may belong high up, so it is sifted
+/// down from the root, comparing as it goes.
+pub(crate) struct OpenList {
+    heap: Vec<u128>,
+    held: u128,
+}
+
+/// No held entry. No entry equals it: a node number is below `u32::MAX`.
+const EMPTY: u128 = u128::MAX;
+
+impl Default for OpenList {
+    fn default() -> Self {
+        Self {
+            heap: Vec::new(),
+            held: EMPTY,
+        }
+    }
+}
 
 impl OpenList {
     /// Empties the list, keeping its memory.
     pub fn clear(&mut self) {
-        self.0.clear();
+        self.heap.clear();
+        self.held = EMPTY;
     }
 
     /// Adds node `node`, whose f is now `f`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, node: u32, f: f64) {
-        let e = u128::from(fkey(f)) << 32 | u128::from(node);
-        let mut i = self.0.len();
-        self.0.push(e);
-        let h = &mut self.0[..=i];
+        let mut e = u128::from(fkey(f)) << 32 | u128::from(node);
+        if e < self.held {
+            // The new entry is held; the one held before (if any) goes into the heap.
+            std::mem::swap(&mut e, &mut self.held);
+            if e == EMPTY {
+                return;
+            }
+        }
+        self.heap_push(e);
+    }
+
+    /// Adds entry `e` to the heap.
+    #[inline]
+    fn heap_push(&mut self, e: u128) {
+        let mut i = self.heap.len();
+        self.heap.push(e);
+        let h = &mut self.heap[..=i];
         // Sift up: parents greater than e move down.
         while i > 0 {
             let p = (i - 1) / 2;
@@ -252,42 +374,98 @@ impl OpenList {
         h[i] = e;
     }
 
-    /// Removes and returns the least entry.
+    /// Removes and returns the heap's least entry, putting `x` in the heap in its place.
     #[inline]
-    fn pop_least(&mut self) -> Option<u128> {
-        let last = self.0.pop()?;
-        let h = &mut self.0[..];
+    fn replace_least(h: &mut [u128], x: u128) -> u128 {
         let n = h.len();
-        if n == 0 {
-            return Some(last);
-        }
         let top = h[0];
-        // Sift `last` down from the root: the least child moves up while it is less.
+        // Sift x down from the root: the lesser child moves up while it is less.
         let mut i = 0;
         loop {
             let c = 2 * i + 1;
-            if c >= n {
-                break;
-            }
-            let m = if c + 1 < n && h[c + 1] < h[c] {
-                c + 1
+            if c + 1 < n {
+                let (a, b) = (h[c], h[c + 1]);
+                let (v, m) = if b < a { (b, c + 1) } else { (a, c) };
+                if x < v {
+                    break;
+                }
+                h[i] = v;
+                i = m;
             } else {
-                c
-            };
-            if last < h[m] {
+                if c < n && h[c] < x {
+                    h[i] = h[c];
+                    i = c;
+                }
                 break;
             }
-            h[i] = h[m];
-            i = m;
         }
-        h[i] = last;
-        Some(top)
+        h[i] = x;
+        top
+    }
+
+    /// As [`Self::replace_least`] for an `x` that was a leaf: the hole left at the root moves
+    /// down to a leaf along the lesser children (one comparison a level), and x moves up from
+    /// there (a leaf's entry rarely rises far).
+    #[inline]
+    fn replace_least_from_leaf(h: &mut [u128], x: u128) -> u128 {
+        let n = h.len();
+        let top = h[0];
+        let mut i = 0;
+        loop {
+            let c = 2 * i + 1;
+            if c + 1 < n {
+                let (a, b) = (h[c], h[c + 1]);
+                let (v, m) = if b < a { (b, c + 1) } else { (a, c) };
+                h[i] = v;
+                i = m;
+            } else {
+                if c < n {
+                    h[i] = h[c];
+                    i = c;
+                }
+                break;
+            }
+        }
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if h[p] < x {
+                break;
+            }
+            h[i] = h[p];
+            i = p;
+        }
+        h[i] = x;
+        top
+    }
+
+    /// Removes and returns the least entry of heap and held entry together.
+    #[inline]
+    fn take_least(&mut self) -> Option<u128> {
+        let held = self.held;
+        match self.heap.first() {
+            Some(&top) if top < held => {
+                if held != EMPTY {
+                    self.held = EMPTY;
+                    return Some(Self::replace_least(&mut self.heap, held));
+                }
+                let last = self.heap.pop()?;
+                if self.heap.is_empty() {
+                    return Some(last);
+                }
+                Some(Self::replace_least_from_leaf(&mut self.heap, last))
+            }
+            _ if held != EMPTY => {
+                self.held = EMPTY;
+                Some(held)
+            }
+            _ => None,
+        }
     }
 
     /// The open node with the least (f, number), marked closed.
     #[inline]
     pub fn pop(&mut self, pool: &mut NodePool) -> Option<u32> {
-        while let Some(e) = self.pop_least() {
+        while let Some(e) = self.take_least() {
             let node = e as u32;
             let n = pool.get_mut(node);
             if n.closed || fkey(n.f) != (e >> 32) as u64 {
@@ -413,41 +591,56 @@ mod tests {
         }
     }
 
+    /// The first slot of the hub of `(poly, state)`, made (with cost 1 and no way back) if
+    /// the search has none, as the search does.
+    fn hub(pool: &mut NodePool, poly: PolyRef, state: u8, polys: u32, links: usize) -> usize {
+        match pool.find_hub(poly, state) {
+            Some(h) => pool.hub(h).base as usize,
+            None => pool.add_hub(poly, state, polys, links, 1.0, 0),
+        }
+    }
+
     #[test]
     fn a_hub_is_made_once_per_polygon_and_state() {
         let mut pool = NodePool::default();
         pool.reset(8);
-        let a = pool.hub(r(1), 0, 4, 3);
-        let b = pool.hub(r(1), 1, 4, 2);
+        let a = hub(&mut pool, r(1), 0, 4, 3);
+        let b = hub(&mut pool, r(1), 1, 4, 2);
         assert_eq!((a, b), (0, 3));
-        assert_eq!(pool.hub(r(1), 0, 4, 3), a);
+        assert_eq!(hub(&mut pool, r(1), 0, 4, 3), a);
         // Another slot, and a polygon past the count first given (the index grows).
         let other = PolyRef::new(Generation::FIRST, SlotIndex(5), PolyIndex(2));
-        assert_eq!(pool.hub(other, 2, 3, 1), 5);
-        assert_eq!(pool.hub(r(9), 0, 4, 2), 6);
-        assert_eq!(pool.hub(other, 2, 3, 1), 5);
-        assert!((0..8).all(|i| pool.slot(i) == UNKNOWN));
-        pool.set_slot(a + 1, 7);
-        assert_eq!(pool.slot(1), 7);
+        assert_eq!(hub(&mut pool, other, 2, 3, 1), 5);
+        assert_eq!(hub(&mut pool, r(9), 0, 4, 2), 6);
+        assert_eq!(hub(&mut pool, other, 2, 3, 1), 5);
+        assert!(pool.hub_slots(0, 8).0.iter().all(|&s| s == UNKNOWN));
+        pool.hub_slots(a, 3).0[1] = 7;
+        assert_eq!(pool.hub_slots(0, 2).0, [UNKNOWN, 7]);
+        // The hub keeps its record.
+        let h = pool.find_hub(other, 2).unwrap();
+        pool.hub_mut(h).unknown_back = r(3).raw();
+        let got = *pool.hub(h);
+        assert_eq!((got.base, got.len, got.unknown_back), (5, 1, r(3).raw()));
         // A new search forgets every hub.
         pool.reset(8);
-        assert_eq!(pool.hub(r(1), 1, 4, 2), 0);
-        assert_eq!(pool.hub(r(1), 0, 4, 3), 2);
-        assert_eq!(pool.slot(1), UNKNOWN);
+        assert_eq!(pool.find_hub(r(1), 0).map(|_| ()), None);
+        assert_eq!(hub(&mut pool, r(1), 1, 4, 2), 0);
+        assert_eq!(hub(&mut pool, r(1), 0, 4, 3), 2);
+        assert_eq!(pool.hub_slots(1, 1).0, [UNKNOWN]);
     }
 
     #[test]
     fn the_hub_index_survives_its_epoch_wrapping() {
         let mut pool = NodePool::default();
         pool.reset(8);
-        assert_eq!(pool.hub(r(1), 0, 2, 1), 0);
+        assert_eq!(hub(&mut pool, r(1), 0, 2, 1), 0);
         pool.hubs.epoch = u32::MAX;
         pool.hubs.tiles[0][3].stamp = 1;
         pool.reset(8);
         // The stale stamp 1 equals the restarted epoch only if it was not cleared.
         assert_eq!(pool.hubs.epoch, 1);
-        assert_eq!(pool.hub(r(2), 0, 2, 1), 0);
-        assert_eq!(pool.hub(r(1), 0, 2, 1), 1);
+        assert_eq!(hub(&mut pool, r(2), 0, 2, 1), 0);
+        assert_eq!(hub(&mut pool, r(1), 0, 2, 1), 1);
     }
 
     #[test]

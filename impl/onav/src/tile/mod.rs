@@ -609,8 +609,9 @@ impl NavTile {
         self.areas().get(poly.0 as usize).copied()
     }
 
-    /// Current flags of a polygon.
-    #[inline]
+    /// Current flags of a polygon. Always inlined: the path search asks it for every polygon
+    /// it enters (`spec/queries.md` §2.1), and the call cost as much as the look-up.
+    #[inline(always)]
     pub fn flags(&self, poly: PolyIndex) -> Option<u16> {
         let (i, np) = (poly.0 as usize, self.data.poly_count());
         match &self.current {
