@@ -149,6 +149,13 @@ impl Finder<'_> {
         self.lines.expect("set")
     }
 
+    /// Visits with the const-context depth raised (no switch may be called there).
+    fn in_const(&mut self, f: impl FnOnce(&mut Self)) {
+        self.const_depth += 1;
+        f(self);
+        self.const_depth -= 1;
+    }
+
     fn body(&mut self, block: &syn::Block, sig: &syn::Signature) {
         let is_const = sig.constness.is_some();
         if let (syn::ReturnType::Type(_, t), Some(first)) = (&sig.output, block.stmts.first()) {
@@ -195,53 +202,37 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     }
 
     fn visit_item_const(&mut self, i: &'ast syn::ItemConst) {
-        self.const_depth += 1;
-        syn::visit::visit_item_const(self, i);
-        self.const_depth -= 1;
+        self.in_const(|v| syn::visit::visit_item_const(v, i));
     }
 
     fn visit_item_static(&mut self, i: &'ast syn::ItemStatic) {
-        self.const_depth += 1;
-        syn::visit::visit_item_static(self, i);
-        self.const_depth -= 1;
+        self.in_const(|v| syn::visit::visit_item_static(v, i));
     }
 
     fn visit_impl_item_const(&mut self, i: &'ast syn::ImplItemConst) {
-        self.const_depth += 1;
-        syn::visit::visit_impl_item_const(self, i);
-        self.const_depth -= 1;
+        self.in_const(|v| syn::visit::visit_impl_item_const(v, i));
     }
 
     fn visit_trait_item_const(&mut self, i: &'ast syn::TraitItemConst) {
-        self.const_depth += 1;
-        syn::visit::visit_trait_item_const(self, i);
-        self.const_depth -= 1;
+        self.in_const(|v| syn::visit::visit_trait_item_const(v, i));
     }
 
     fn visit_type_array(&mut self, t: &'ast syn::TypeArray) {
         self.visit_type(&t.elem);
-        self.const_depth += 1;
-        self.visit_expr(&t.len);
-        self.const_depth -= 1;
+        self.in_const(|v| v.visit_expr(&t.len));
     }
 
     fn visit_expr_repeat(&mut self, r: &'ast syn::ExprRepeat) {
         self.visit_expr(&r.expr);
-        self.const_depth += 1;
-        self.visit_expr(&r.len);
-        self.const_depth -= 1;
+        self.in_const(|v| v.visit_expr(&r.len));
     }
 
     fn visit_expr_const(&mut self, c: &'ast syn::ExprConst) {
-        self.const_depth += 1;
-        syn::visit::visit_expr_const(self, c);
-        self.const_depth -= 1;
+        self.in_const(|v| syn::visit::visit_expr_const(v, c));
     }
 
-    fn visit_variant(&mut self, v: &'ast syn::Variant) {
-        self.const_depth += 1;
-        syn::visit::visit_variant(self, v);
-        self.const_depth -= 1;
+    fn visit_variant(&mut self, x: &'ast syn::Variant) {
+        self.in_const(|v| syn::visit::visit_variant(v, x));
     }
 
     fn visit_generic_argument(&mut self, g: &'ast syn::GenericArgument) {
