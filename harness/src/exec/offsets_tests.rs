@@ -166,6 +166,19 @@ const BY_HAND: &[(&str, &str, u64)] = &[
         "slot[0].tile.end",
         408,
     ),
+    // Tiles cut or padded to the length of a wrongly computed section layout, whose decode stops
+    // at the header (scenarios/tile/n_section-offsets, notes): y_hex-tile's 279 bytes hold the
+    // header (132), 3 vertices (132..204), polygon[0] (204..256: vertex[k] at 208 + 4k,
+    // neighbour[k] at 232 + 4k), detail[0] (256..272), detail_triangle[0] (272..276), area[0]
+    // (276) and flags[0]. t10 drops area and flags; t15 is cut to 218, t18 to 247, t23 to 273.
+    ("tile/n_section-offsets", "area", 276),
+    ("tile/n_section-offsets", "polygon[0].vertex[2]", 216),
+    ("tile/n_section-offsets", "polygon[0].neighbour[3]", 244),
+    (
+        "tile/n_section-offsets",
+        "detail_triangle[0].vertex[1]",
+        273,
+    ),
 ];
 
 /// Every rejection of the reference over the whole suite, case by case; with `require_pass`,

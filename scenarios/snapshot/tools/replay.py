@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "golden", "verify"))
 import spec_generator as gen  # noqa: E402
 import spec_snapshot as snap  # noqa: E402
 
-AREAS = ("navmesh", "snapshot", "meshfile", "tile")
+AREAS = ("navmesh", "snapshot", "meshfile", "tile", "query")
 OPS_QUERY = {"find_nearest_poly", "find_path", "find_straight_path", "raycast", "corridor_cost"}
 PASSIVE = {"expect", "is_valid_ref", "get_poly", "content_id", "find_nearest_poly", "find_path",
            "find_straight_path", "raycast", "corridor_cost"}
@@ -79,6 +79,11 @@ def tile_field(t, path):
         return 76, "<i"
     if path == "position.layer":
         return 80, "<I"
+    m = re.fullmatch(r"polygon\[(\d+)\]\.(vertex|neighbour)\[(\d+)\]", path)
+    if m:  # polygon i at 132 + 24 V + 52 i: count (1 + 3), vertex[6] at +4, neighbour[6] at +28 (§3.2)
+        v = counts(t)[0]
+        base = 132 + 24 * v + 52 * int(m[1])
+        return base + (4 if m[2] == "vertex" else 28) + 4 * int(m[3]), "<I"
     m = re.fullmatch(r"link\[(\d+)\]\.(start|end)\.([xyz])", path)
     if m:
         links, _, _ = array_offsets(t)
@@ -96,6 +101,15 @@ def add_link(t, start, end, radius, both, user_id):
     out = t[:links + 64 * l] + rec + t[links + 64 * l:areas + p] + b"\0" + t[areas + p:flags + 2 * p]
     out += b"\x01\x00"
     struct.pack_into("<I", out, 116, l + 1)
+    return bytes(out)
+
+
+def clear_links(t):
+    """The tile without its off-mesh link records and their areas and flags (the last L of each)."""
+    v, g, l, dv, dt = counts(t)
+    links, areas, flags = array_offsets(t)
+    out = bytearray(t[:links] + t[links + 64 * l:areas + g] + t[areas + g + l:flags + 2 * g])
+    struct.pack_into("<I", out, 116, 0)
     return bytes(out)
 
 
@@ -316,6 +330,9 @@ class Replay:
                     struct.pack_into("<Q", b, at, int(a["value"], 16))
                 else:
                     struct.pack_into(fmt, b, at, val)
+            elif k == "set" and "add" in a and kind == "snapshot":
+                at, _, fmt = snapshot_field(b, a["field"])
+                struct.pack_into(fmt, b, at, struct.unpack_from(fmt, b, at)[0] + integer(a["add"]))
             elif k == "splice" and kind == "snapshot" and a.get("length_prefix") == "true":
                 at, size, _ = snapshot_field(b, a["field"])
                 blob = self.bytes[a["blob"]]
@@ -355,6 +372,11 @@ class Replay:
             elif k == "raw_tile":
                 t = self.bytes[v["from"]]
                 for e in v["edits"]:
+                    if e == "clear_links":
+                        t = clear_links(t)
+                        continue
+                    if not isinstance(e, dict):
+                        raise Unsupported(f"raw_tile {e}")
                     (ek, ea), = e.items()
                     if ek == "set_vertex":  # vertex[i] at 132 + 24 i (§3.2)
                         t = bytearray(t)
@@ -369,6 +391,9 @@ class Replay:
                         t = bytearray(t)
                         struct.pack_into("<3d", t, 84, *(exact(ea[k]) for k in ("height", "radius", "climb")))
                         t = bytes(t)
+                        continue
+                    if ek == "digest_of":  # settings_digest at 40 (§3.1)
+                        t = t[:40] + gen.digest(self.worlds[ea]) + t[72:]
                         continue
                     if ek != "add_link":
                         raise Unsupported(f"raw_tile {ek}")
