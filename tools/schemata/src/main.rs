@@ -546,6 +546,7 @@ fn report(args: &[String]) {
         let (id, state, name) = (r[0].as_str(), r[1].as_str(), r[2].as_str());
         let (outcome, detail) = match outcome_of.get(id) {
             Some(o) => (o[1].as_str(), o.get(5).map_or("", String::as_str)),
+            None if state == "unviable" => ("unviable", ""),
             None if state == "placed" => ("not judged", ""),
             None => ("not run", state),
         };
@@ -565,7 +566,19 @@ fn report(args: &[String]) {
         if outcome == "missed" || outcome == "not run" {
             *by_class.entry(class).or_default() += 1;
         }
-        table.push_str(&format!("{name}\t{outcome}\t{class}\t{why}\n"));
+        // "-" for an empty field: no line ends in whitespace.
+        let dash = |x: &str| {
+            if x.is_empty() {
+                "-".to_string()
+            } else {
+                x.to_string()
+            }
+        };
+        table.push_str(&format!(
+            "{name}\t{outcome}\t{}\t{}\n",
+            dash(class),
+            dash(why)
+        ));
     }
     if let Some(path) = arg(args, "--tsv") {
         std::fs::write(&path, table).unwrap_or_else(|e| die(format!("{path}: {e}")));
