@@ -312,6 +312,30 @@ struct Insert {
     branch: Vec<(u32, usize, usize)>,
 }
 
+/// Wraps `[s, e)` of the original: `open` (with its mutants' branches) before it, `close` after
+/// it, nesting with the other wrappers by span length and then `rank`.
+fn wrap(
+    inserts: &mut Vec<Insert>,
+    (s, e): (usize, usize),
+    rank: i64,
+    (open, branch): (String, Vec<(u32, usize, usize)>),
+    close: String,
+) {
+    let len = (e - s) as i64;
+    inserts.push(Insert {
+        at: s,
+        key: (1, -len, rank),
+        text: open,
+        branch,
+    });
+    inserts.push(Insert {
+        at: e,
+        key: (0, len, -rank),
+        text: close,
+        branch: Vec::new(),
+    });
+}
+
 /// Rewrites `src` (the file `mutants` all belong to) with every mutant that can be placed.
 /// `skip` are mutants known not to compile (left out as unviable).
 pub fn rewrite(
@@ -383,19 +407,7 @@ pub fn rewrite(
                     }
                     None => " }".to_string(),
                 };
-                let len = (e - s) as i64;
-                inserts.push(Insert {
-                    at: s,
-                    key: (1, -len, rank),
-                    text,
-                    branch,
-                });
-                inserts.push(Insert {
-                    at: e,
-                    key: (0, len, -rank),
-                    text: close,
-                    branch: Vec::new(),
-                });
+                wrap(&mut inserts, (s, e), rank, (text, branch), close);
             }
             Node::Expr { s, e, ts, te } => {
                 let mut text = String::from("(");
@@ -410,19 +422,7 @@ pub fn rewrite(
                     text.push_str(" } else ");
                 }
                 text.push_str("{ ");
-                let len = (e - s) as i64;
-                inserts.push(Insert {
-                    at: s,
-                    key: (1, -len, rank),
-                    text,
-                    branch,
-                });
-                inserts.push(Insert {
-                    at: e,
-                    key: (0, len, -rank),
-                    text: " })".into(),
-                    branch: Vec::new(),
-                });
+                wrap(&mut inserts, (s, e), rank, (text, branch), " })".into());
             }
             Node::Field {
                 s,
