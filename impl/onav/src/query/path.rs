@@ -3,7 +3,7 @@
 //! direction only.
 
 use super::geom::dist3;
-use super::pool::{Node, NO_PARENT, SKIP, UNKNOWN};
+use super::pool::{Node, OpenList, NO_PARENT, SKIP, UNKNOWN};
 use super::portal::{edge_midpoint, link_point, opposite};
 use super::view::{resolve, target_from, Ground, PolyView, Target};
 use super::{finite, NavMeshQuery, QueryError, QueryFilter, Scratch};
@@ -81,6 +81,16 @@ fn relax(m: &mut Node, g: f64, pos: &Vec3, cur: u32, cost_here: f64) -> bool {
     m.parent = cur;
     m.closed = false;
     true
+}
+
+/// [`relax`] of crossing `m` (node number `slot`) from node `n` (number `cur`), opening it on the
+/// open list when its f decreased: the one step every expansion takes for a crossing its hub
+/// already holds.
+#[inline(always)]
+fn reopen(m: &mut Node, slot: u32, n: &Node, cur: u32, cost_here: f64, open: &mut OpenList) {
+    if relax(m, n.g, &n.pos, cur, cost_here) {
+        open.push(slot, m.f);
+    }
 }
 
 /// Where the new crossing over `link` of `here` lies (§4.2) and its target, or `None` when the
@@ -244,10 +254,7 @@ impl NavMeshQuery<'_> {
                         if Some(m.poly) == back {
                             continue;
                         }
-                        if relax(m, n.g, &n.pos, cur, hub.cost) {
-                            let f = m.f;
-                            open.push(slot, f);
-                        }
+                        reopen(m, slot, &n, cur, hub.cost, open);
                     }
                     continue;
                 }
@@ -288,11 +295,7 @@ impl NavMeshQuery<'_> {
                 }
                 if slot != UNKNOWN {
                     // A crossing this polygon's hub already holds.
-                    let m = nodes.get_mut(slot);
-                    if relax(m, n.g, &n.pos, cur, cost_here) {
-                        let f = m.f;
-                        open.push(slot, f);
-                    }
+                    reopen(nodes.get_mut(slot), slot, &n, cur, cost_here, open);
                     continue;
                 }
                 // The neighbour's key (source (poly, state), target, q_state) and, for a new
@@ -331,11 +334,7 @@ impl NavMeshQuery<'_> {
                     .find(|&i| i < SKIP && nodes.get(i).state == q_state);
                 if let Some(i) = earlier {
                     slots[j] = i;
-                    let m = nodes.get_mut(i);
-                    if relax(m, n.g, &n.pos, cur, cost_here) {
-                        let f = m.f;
-                        open.push(i, f);
-                    }
+                    reopen(nodes.get_mut(i), i, &n, cur, cost_here, open);
                     continue;
                 }
                 // A new crossing. Whatever stops it here stops it for the rest of the search
