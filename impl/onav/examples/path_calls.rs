@@ -1,8 +1,8 @@
 //! A fixed run of `find_path_into` calls for instruction counts (issue 13 item 2): the ratio
 //! report's 16 × 16 world and its seeded tile-centre pairs (`benches/common`), each searched once
 //! inside [`searches`], a function of its own, after a warm-up pass outside it (so the query's
-//! scratch has its capacity and the measured calls allocate nothing). Run under callgrind and divide that function's inclusive
-//! count by the calls printed:
+//! scratch has its capacity and the measured calls allocate nothing). Run under callgrind and
+//! divide that function's inclusive count by the calls printed:
 //!
 //! `valgrind --tool=callgrind --toggle-collect='*searches*' target/release/examples/path_calls`
 //!
