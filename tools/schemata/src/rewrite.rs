@@ -469,21 +469,14 @@ pub fn rewrite(
                         text: format!(" if !{}", on(m.id)),
                         branch: vec![(m.id, 0, 0)],
                     }),
-                    Some((gs, ge)) => {
-                        let len = (ge - gs) as i64 + 1;
-                        inserts.push(Insert {
-                            at: gs,
-                            key: (1, -len, -1),
-                            text: format!("!{} && (", on(m.id)),
-                            branch: vec![(m.id, 0, 0)],
-                        });
-                        inserts.push(Insert {
-                            at: ge,
-                            key: (0, len, 1),
-                            text: ")".into(),
-                            branch: Vec::new(),
-                        });
-                    }
+                    // Rank −1: outside a guard replacement of the same span (rank 0).
+                    Some(g) => wrap(
+                        &mut inserts,
+                        g,
+                        -1,
+                        (format!("!{} && (", on(m.id)), vec![(m.id, 0, 0)]),
+                        ")".into(),
+                    ),
                 }
             }
         }
@@ -599,6 +592,22 @@ mod tests {
                 on(10)
             )),
             "{t}"
+        );
+        // A deleted arm with a guard is guarded outside the guard's own mutants.
+        let arm = [
+            m(14, "MatchArm", (5, 9), ""),
+            m(5, "MatchArmGuard", (5, 14), "false"),
+        ];
+        let refs: Vec<&Mutant> = arm.iter().collect();
+        let g = rewrite(SRC, &refs, &|_| false).unwrap().text;
+        syn::parse_file(&g).expect("the rewritten file parses");
+        assert!(
+            g.contains(&format!(
+                "n if !{} && ((if {} {{ false }} else {{ n > 3 }})) =>",
+                on(14),
+                on(5)
+            )),
+            "{g}"
         );
         // A region is the mutated branch's text.
         let (a, b) = r.regions[&2];
