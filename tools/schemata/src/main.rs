@@ -238,6 +238,11 @@ fn prepare(args: &[String]) {
         &arg(args, "--mutants").unwrap_or_else(|| die("--mutants FILE")),
     ));
     let tree = work.join("tree");
+    // A fresh copy: a file deleted since an earlier prepare (a withdrawn case) must not stay in
+    // the suite. The build cache (W/target) is kept.
+    if tree.exists() {
+        std::fs::remove_dir_all(&tree).unwrap_or_else(|e| die(format!("{}: {e}", tree.display())));
+    }
     std::fs::create_dir_all(&tree).unwrap_or_else(|e| die(e));
     copy_tree(&repo, &tree);
     let unviable_path = work.join("unviable.tsv");
